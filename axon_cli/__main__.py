@@ -1,0 +1,3 @@
+from axon_cli.cli import main
+
+main()

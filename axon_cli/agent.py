@@ -1,0 +1,266 @@
+"""The agent loop: run → step → (query the model, execute its tool calls). Emits events; never prints.
+
+Control flow: ``run`` appends the user's task, then steps until the model answers without tool
+calls (final), ``max_turns`` requests were made, the user interrupts, or the endpoint fails.
+Every tool_call_id gets exactly one answer, whatever happens.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from axon_cli.errors import AxonError
+from axon_cli.events import (
+    AssistantDelta, AssistantMessage, Error, EventSink, Notice, TurnComplete, TurnStarted, Usage,
+)
+from axon_cli.llm import AssistantTurn, LLMClient
+from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import ToolContext
+
+__all__ = ["Agent", "RunResult", "ToolProtocol", "NativeProtocol", "Hooks"]
+
+log = logging.getLogger("axon.agent")
+StopReason = Literal["final", "max_turns", "interrupted", "error"]
+MAX_CONTINUATIONS = 3
+LOOP_LIMIT = 3
+CONTINUE_PROMPT = "Your reply was cut off by the output token limit. Continue exactly where it stopped."
+CUT_CALL = ("Error: your reply hit the output token limit while writing this call, so it was not run. "
+            "Send it again, smaller (split a large write into several edits).")
+LOOPING = ("Error: this exact call has failed {n} times in a row, so it was not run again. You are "
+           "looping: change the arguments or take a different approach.")
+
+
+@dataclass
+class RunResult:
+    result: str
+    stop_reason: StopReason
+    num_turns: int
+    error: str | None = None
+
+
+class ToolProtocol(Protocol):
+    """How tools reach the model and calls come back: natively, or as text (small local models)."""
+
+    def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None: ...
+
+    def extract_calls(self, turn: AssistantTurn, registry: ToolRegistry) -> AssistantTurn: ...
+
+    def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]: ...
+
+
+class NativeProtocol:
+    def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:
+        return registry.openai_tools() or None
+
+    def extract_calls(self, turn: AssistantTurn, registry: ToolRegistry) -> AssistantTurn:
+        return turn
+
+    def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]:
+        return [{"role": "tool", "tool_call_id": r.call_id, "content": r.content} for r in results]
+
+
+class Hooks:
+    """Extension points (session transcript, compaction, cost); each default does nothing."""
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        """A message was appended to the conversation."""
+
+    def before_request(self, agent: Agent) -> None:
+        """About to query the model (compaction looks at ``agent.messages`` here)."""
+
+    def on_context_too_long(self, agent: Agent) -> bool:
+        """The endpoint rejected the request as too long: shrink the history; True to retry once."""
+        return False
+
+    def cost(self, agent: Agent) -> float | None:
+        return None
+
+    def after_turn(self, agent: Agent, result: RunResult) -> None:
+        """A user turn ended (any stop reason)."""
+
+
+class Agent:
+    def __init__(self, *, llm: LLMClient, registry: ToolRegistry, dispatcher: Dispatcher, ctx: ToolContext,
+                 system_prompt: str | Callable[[], str], emit: EventSink, hooks: Hooks | None = None,
+                 protocol: ToolProtocol | None = None, messages: list[dict[str, Any]] | None = None) -> None:
+        self.llm = llm
+        self.registry = registry
+        self.dispatcher = dispatcher
+        self.ctx = ctx
+        self.emit = emit
+        self.hooks = hooks or Hooks()
+        self.protocol: ToolProtocol = protocol or NativeProtocol()
+        self._system_prompt = system_prompt
+        self.messages: list[dict[str, Any]] = list(messages or [])
+        if not self.messages:
+            self.append({"role": "system", "content": self.system_prompt()})
+        self.turns_total = 0
+        self._fail_streak: tuple[str, int] = ("", 0)
+        self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="axon-tool")
+
+    def system_prompt(self) -> str:
+        sp = self._system_prompt
+        return sp() if callable(sp) else sp
+
+    def append(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self.hooks.on_message(message)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- one user turn ---------------------------------------------------------------------------
+    def run(self, task: str, max_turns: int | None = None) -> RunResult:
+        limit = max_turns or self.ctx.settings.max_turns
+        self.ctx.cancel.clear()
+        self.append({"role": "user", "content": task})
+        result = self._run_loop(limit)
+        self.emit(TurnComplete(result=result.result, num_turns=result.num_turns, stop_reason=result.stop_reason))
+        self.hooks.after_turn(self, result)
+        return result
+
+    def _run_loop(self, limit: int) -> RunResult:
+        turns = 0
+        continued: list[str] = []
+        try:
+            while turns < limit:
+                turns += 1
+                self.turns_total += 1
+                self.emit(TurnStarted(turn=turns))
+                turn = self._query()
+                turn = self.protocol.extract_calls(turn, self.registry)
+                self.emit(AssistantMessage(content=turn.content, finish_reason=turn.finish_reason,
+                                           tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments}
+                                                       for c in turn.tool_calls]))
+                self.append(turn.message())
+                if not turn.tool_calls:
+                    if turn.finish_reason == "length" and len(continued) < MAX_CONTINUATIONS:
+                        continued.append(turn.content)
+                        self.append({"role": "user", "content": CONTINUE_PROMPT})
+                        continue
+                    return RunResult("".join(continued) + turn.content, "final", turns)
+                continued.clear()
+                results = self._execute(turn)
+                for message in self.protocol.result_messages(turn, results):
+                    self.append(message)
+                if self.ctx.cancel.is_set():
+                    return RunResult("interrupted by user", "interrupted", turns)
+            return RunResult(f"stopped: reached the limit of {limit} turns", "max_turns", turns)
+        except KeyboardInterrupt:
+            self.ctx.cancel.set()
+            return RunResult("interrupted by user", "interrupted", turns)
+        except AxonError as e:
+            self.emit(Error(message=str(e)))
+            return RunResult(str(e), "error", turns, error=str(e))
+
+    def _query(self) -> AssistantTurn:
+        self.hooks.before_request(self)
+        tools = self.protocol.tools_param(self.registry)
+        on_text: Callable[[str], None] = lambda t: self.emit(AssistantDelta(text=t))
+        on_reasoning: Callable[[str], None] = lambda t: self.emit(AssistantDelta(text=t, kind="reasoning"))
+        from axon_cli.errors import ContextTooLong
+
+        try:
+            turn = self.llm.complete(self.messages, tools, on_text, on_reasoning)
+        except ContextTooLong:
+            if not self.hooks.on_context_too_long(self):
+                raise
+            self.emit(Notice(message="the request was too long; compacted the history and retrying once"))
+            turn = self.llm.complete(self.messages, tools, on_text, on_reasoning)
+        u = self.llm.usage
+        self.emit(Usage(prompt_tokens=turn.prompt_tokens, completion_tokens=turn.completion_tokens,
+                        total_tokens=turn.prompt_tokens + turn.completion_tokens,
+                        session_prompt_tokens=u.prompt_tokens, session_completion_tokens=u.completion_tokens,
+                        cost_usd=self.hooks.cost(self)))
+        return turn
+
+    # -- tool calls ------------------------------------------------------------------------------
+    def _execute(self, turn: AssistantTurn) -> list[CallResult]:
+        calls = turn.tool_calls
+        answers: dict[str, CallResult] = {}
+        runnable: list[ToolCall] = []
+        for call in calls:
+            early = self._precheck(call, turn.finish_reason)
+            if early is not None:
+                answers[call.id] = self.dispatcher.reject(call, early)
+            else:
+                runnable.append(call)
+        try:
+            if runnable and all(self.dispatcher.concurrency_safe(c) for c in runnable):
+                self._run_concurrently(runnable, answers)
+            else:
+                for call in runnable:
+                    answers[call.id] = self._run_one(call)
+                    if self.ctx.cancel.is_set():
+                        break
+        except KeyboardInterrupt:
+            self.ctx.cancel.set()
+        for call in calls:
+            if call.id not in answers:
+                answers[call.id] = self.dispatcher.interrupted(call)
+        results = [answers[c.id] for c in calls]
+        for call, result in zip(calls, results):
+            self._track_failure(call, result)
+        return results
+
+    def _precheck(self, call: ToolCall, finish_reason: str | None) -> str | None:
+        if finish_reason == "length":
+            try:
+                json.loads(call.arguments or "{}")
+            except ValueError:
+                return CUT_CALL
+        key, count = self._fail_streak
+        if count >= LOOP_LIMIT and key == _call_key(call):
+            return LOOPING.format(n=count)
+        return None
+
+    def _track_failure(self, call: ToolCall, result: CallResult) -> None:
+        if result.ok:
+            self._fail_streak = ("", 0)
+            return
+        key = _call_key(call)
+        prev, count = self._fail_streak
+        self._fail_streak = (key, count + 1 if prev == key else 1)
+
+    def _run_one(self, call: ToolCall) -> CallResult:
+        prepared = self.dispatcher.prepare(call)
+        if isinstance(prepared, CallResult):
+            return prepared
+        future = self._pool.submit(self.dispatcher.execute, prepared)
+        return self._wait(future)
+
+    def _run_concurrently(self, calls: list[ToolCall], answers: dict[str, CallResult]) -> None:
+        futures: list[tuple[ToolCall, Future[CallResult]]] = []
+        for call in calls:
+            prepared = self.dispatcher.prepare(call)
+            if isinstance(prepared, CallResult):
+                answers[call.id] = prepared
+            else:
+                futures.append((call, self._pool.submit(self.dispatcher.execute, prepared)))
+        for call, future in futures:
+            answers[call.id] = self._wait(future)
+
+    def _wait(self, future: Future[CallResult]) -> CallResult:
+        """Wait for a worker; on Ctrl-C, cancel and still collect its (interrupted) answer."""
+        try:
+            return future.result()
+        except KeyboardInterrupt:
+            self.ctx.cancel.set()
+            try:
+                return future.result(timeout=5)
+            except TimeoutError:
+                raise KeyboardInterrupt from None
+
+
+def _call_key(call: ToolCall) -> str:
+    try:
+        args = json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
+    except ValueError:
+        args = call.arguments
+    return f"{call.name}:{args}"

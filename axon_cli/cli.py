@@ -1,0 +1,249 @@
+"""The ``axon`` command: parses flags, builds a runtime, picks a frontend. Thin on purpose.
+
+Heavy modules (openai, rich, prompt_toolkit, the core) are imported inside commands so that
+``axon --help`` and ``axon --version`` stay fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+import typer
+
+from axon_cli import __version__
+
+if TYPE_CHECKING:
+    from axon_cli.config import LoadedSettings
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(add_completion=False, no_args_is_help=False, invoke_without_command=True,
+                  help="axon: a terminal coding agent for any OpenAI-compatible endpoint.",
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+MODEL = typer.Option(None, "--model", "-m", help="Model name (env AXON_MODEL).")
+BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
+MODE = typer.Option(None, "--mode", help="Permission mode: default | accept-edits | read-only | yolo.")
+SANDBOX = typer.Option(None, "--sandbox", help="off | read-only | workspace-write.")
+PROTOCOL = typer.Option(None, "--tool-protocol", help="native | text | auto (text: for small local models).")
+DEBUG = typer.Option(False, "--debug", help="Write a debug log to .axon/debug.log.")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"axon {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(ctx: typer.Context,
+          version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+
+
+def _fail(message: str, code: int = 1) -> None:
+    sys.stderr.write(f"axon: error: {message}\n")
+    raise typer.Exit(code)
+
+
+def _project_root() -> Path:
+    from axon_cli.state import find_project_root
+
+    return find_project_root()
+
+
+def _settings(project_root: Path, **flags: Any) -> LoadedSettings:
+    from axon_cli.config import load_settings
+
+    return load_settings(project_root, flags=flags)
+
+
+def _setup_logging(project_root: Path, debug: bool) -> None:
+    import logging
+    import os
+
+    root = logging.getLogger("axon")
+    root.propagate = False
+    if debug or os.environ.get("AXON_DEBUG"):
+        from axon_cli.state import ensure_state_dir
+
+        handler = logging.FileHandler(ensure_state_dir(project_root / ".axon") / "debug.log")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        root.addHandler(handler)
+        root.setLevel(logging.DEBUG)
+    else:
+        root.addHandler(logging.NullHandler())
+
+
+def _guard(fn: Any) -> Any:
+    """Run a command body: user errors become one line and an exit code, never a traceback."""
+    from axon_cli.errors import AxonError
+
+    try:
+        return fn()
+    except AxonError as e:
+        _fail(str(e), e.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("axon: interrupted\n")
+        raise typer.Exit(130) from None
+
+
+@app.command()
+def run(task: Optional[str] = typer.Argument(None, help="The task; '-' or omitted with piped stdin reads it from stdin."),
+        model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE,
+        sandbox: Optional[str] = SANDBOX, tool_protocol: Optional[str] = PROTOCOL,
+        yes: bool = typer.Option(False, "--yes", "-y", help="Approve every call that would ask (never a deny)."),
+        max_turns: Optional[int] = typer.Option(None, "--max-turns", min=1, help="Model requests at most (default 50)."),
+        output_format: str = typer.Option("text", "--output-format", help="text | json | stream-json."),
+        debug: bool = DEBUG) -> None:
+    """Run one task non-interactively and print the answer."""
+    if output_format not in ("text", "json", "stream-json"):
+        _fail(f"--output-format must be text, json or stream-json (got {output_format!r})", 2)
+    if task is None or task == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            _fail("no task: give TASK as an argument, or pipe it on stdin with TASK '-'", 2)
+        task = sys.stdin.read()
+    if not task or not task.strip():
+        _fail("the task is empty", 2)
+    from axon_cli.ui.run_command import run_task
+
+    root = _project_root()
+    _setup_logging(root, debug)
+    code = _guard(lambda: run_task(
+        _settings(root, model=model, base_url=base_url, mode=mode, sandbox=sandbox, tool_protocol=tool_protocol),
+        root, task or "", yes=yes, max_turns=max_turns, output_format=output_format))
+    raise typer.Exit(code or 0)
+
+
+@app.command()
+def chat(cont: bool = typer.Option(False, "--continue", "-c", help="Resume this project's latest session."),
+         resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Resume session ID ('' for a picker).",
+                                              flag_value="", show_default=False),
+         model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE,
+         sandbox: Optional[str] = SANDBOX, tool_protocol: Optional[str] = PROTOCOL, debug: bool = DEBUG) -> None:
+    """The interactive REPL in the current directory."""
+    root = _project_root()
+    _setup_logging(root, debug)
+    try:
+        from axon_cli.ui.repl import run_repl
+    except ImportError:
+        _fail("the REPL is not available in this build", 1)
+    _guard(lambda: run_repl(
+        _settings(root, model=model, base_url=base_url, mode=mode, sandbox=sandbox, tool_protocol=tool_protocol),
+        root, cont=cont, resume=resume))
+
+
+@app.command()
+def tools(model: Optional[str] = MODEL) -> None:
+    """List the tools: active ones first, then deferred ones (activated by tool_search)."""
+    from axon_cli.tools.registry import ToolRegistry
+
+    registry = ToolRegistry.with_builtins()
+    for spec in registry.active():
+        typer.echo(f"{spec.name:<14} {spec.one_line()}")
+    deferred = registry.deferred()
+    if deferred:
+        typer.echo("\ndeferred (found and activated with tool_search):")
+        for spec in deferred:
+            typer.echo(f"{spec.name:<14} {spec.one_line()}")
+
+
+@app.command("config")
+def config_cmd(model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE) -> None:
+    """Print the effective settings and where each value came from."""
+    def body() -> None:
+        loaded = _settings(_project_root(), model=model, base_url=base_url, mode=mode)
+        data = loaded.settings.model_dump()
+        for key, value in data.items():
+            if key == "api_key" and value:
+                value = value[:3] + "…" + value[-4:] if len(value) > 12 else "****"
+            typer.echo(f"{key} = {value!r}  # {loaded.source(key)}")
+    _guard(body)
+
+
+permissions_app = typer.Typer(help="Show the effective permission rules, or explain a decision.",
+                              invoke_without_command=True)
+app.add_typer(permissions_app, name="permissions")
+
+
+@permissions_app.callback()
+def permissions_show(ctx: typer.Context, mode: Optional[str] = MODE) -> None:
+    """Print the effective rules and the file each came from."""
+    if ctx.invoked_subcommand is not None:
+        return
+
+    def body() -> None:
+        from axon_cli.permissions.report import show_rules
+
+        root = _project_root()
+        typer.echo(show_rules(_settings(root, mode=mode), root))
+    _guard(body)
+
+
+@permissions_app.command("check")
+def permissions_check(rule: str = typer.Argument(..., help="A call like 'bash(git push origin main)'."),
+                      mode: Optional[str] = MODE) -> None:
+    """Explain what axon would decide for a call, and which rule or mode decides it."""
+    def body() -> None:
+        from axon_cli.permissions.report import explain
+
+        root = _project_root()
+        typer.echo(explain(rule, _settings(root, mode=mode), root))
+    _guard(body)
+
+
+@app.command()
+def sessions() -> None:
+    """List this project's sessions: id, date, first prompt, turns, tokens."""
+    def body() -> None:
+        from axon_cli.session import sessions_table
+
+        typer.echo(sessions_table(_project_root() / ".axon"))
+    _guard(body)
+
+
+mcp_app = typer.Typer(help="MCP servers from config.toml and .mcp.json.")
+app.add_typer(mcp_app, name="mcp")
+
+
+@mcp_app.command("list")
+def mcp_list() -> None:
+    """List the configured MCP servers and the tools each offers."""
+    def body() -> None:
+        from axon_cli.mcp import list_servers_text
+
+        root = _project_root()
+        typer.echo(list_servers_text(_settings(root), root))
+    _guard(body)
+
+
+@app.command()
+def init() -> None:
+    """Create .axon/ here with a permissions file and a .gitignore for axon's state."""
+    from axon_cli.state import atomic_write, ensure_state_dir
+
+    root = Path.cwd()
+    state = ensure_state_dir(root / ".axon")
+    perms = state / "permissions.toml"
+    if not perms.exists():
+        atomic_write(perms, (
+            '# What axon may do without asking. A rule is tool or tool(pattern); deny > ask > allow > mode.\n'
+            '# mode = "default"   # default | accept-edits | read-only | yolo\n'
+            'allow = []\nask = []\ndeny = ["read_file(.env*)", "bash(curl *)"]\n').encode())
+    typer.echo(f"initialised {state}")
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("axon: interrupted\n")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Settings: defaults < user file < project file < env < flags, with the source of each value."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from axon_cli.errors import ConfigError
+
+__all__ = ["Settings", "Price", "McpServerConfig", "LoadedSettings", "load_settings", "user_config_dir",
+           "read_toml", "KEYLESS_HINT"]
+
+Mode = Literal["default", "accept-edits", "read-only", "yolo"]
+
+
+class Price(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    input: float = Field(description="USD per million prompt tokens")
+    output: float = Field(description="USD per million completion tokens")
+
+
+class McpServerConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+
+
+class Settings(BaseModel):
+    """Every config key. ``config.example.toml`` documents each with its default."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    model: str = Field("gpt-4o-mini", description="model name sent to the endpoint")
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint; None = api.openai.com")
+    api_key: str | None = Field(None, description="prefer the OPENAI_API_KEY env var")
+    max_attempts: int = Field(5, ge=1, le=20, description="attempts per model request, retries included")
+    retry_base_delay: float = Field(0.5, ge=0, le=60, description="first backoff delay, seconds; doubles")
+    request_timeout: float = Field(600.0, gt=0, description="seconds for one model request")
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, gt=0, description="completion token cap per request")
+    max_turns: int = Field(50, ge=1, description="model requests per `axon run` task")
+    mode: Mode = "default"
+    sandbox: Literal["off", "read-only", "workspace-write"] = "off"
+    tool_protocol: Literal["native", "text", "auto"] = "native"
+    prompt_profile: Literal["default", "compact"] = "default"
+    context_window: int = Field(128_000, gt=1000, description="the model's context window in tokens")
+    compact_at: float = Field(0.8, gt=0.1, lt=1.0, description="share of context_window that triggers compaction")
+    bash_timeout: float = Field(120.0, gt=0, le=600, description="default bash timeout, seconds")
+    max_result_chars: int = Field(50_000, ge=1000, description="default cap of a tool result sent to the model")
+    prices: dict[str, Price] = Field(default_factory=dict, description="per model, USD per million tokens")
+    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+
+
+ENV_KEYS = {"OPENAI_API_KEY": "api_key", "OPENAI_BASE_URL": "base_url", "AXON_MODEL": "model"}
+KEYLESS_HINT = "export OPENAI_API_KEY=sk-... (or point OPENAI_BASE_URL at a local endpoint that needs no key)"
+
+
+@dataclass
+class LoadedSettings:
+    settings: Settings
+    sources: dict[str, str] = field(default_factory=dict)   # key -> "default" | a file | "env X" | "flag"
+    files: list[Path] = field(default_factory=list)
+
+    def source(self, key: str) -> str:
+        return self.sources.get(key, "default")
+
+
+def user_config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "axon"
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def _explain(err: ValidationError, where: str) -> ConfigError:
+    e = err.errors()[0]
+    key = ".".join(str(p) for p in e["loc"])
+    if e["type"] == "extra_forbidden":
+        known = ", ".join(Settings.model_fields) if len(e["loc"]) == 1 else ""
+        hint = f" (known keys: {known})" if known else ""
+        return ConfigError(f"{where}: unknown key '{key}'{hint}")
+    got = e.get("input")
+    return ConfigError(f"{where}: key '{key}': {e['msg'].lower()} (got {got!r})")
+
+
+def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
+                  env: dict[str, str] | None = None) -> LoadedSettings:
+    """Merge the layers; every unknown key or wrong type is one ConfigError naming file and key."""
+    env = dict(os.environ) if env is None else env
+    merged: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    files: list[Path] = []
+    for path in (user_config_dir() / "config.toml", project_root / ".axon" / "config.toml"):
+        if not path.is_file():
+            continue
+        data = read_toml(path)
+        try:
+            Settings.model_validate(data)
+        except ValidationError as e:
+            raise _explain(e, str(path)) from None
+        files.append(path)
+        for key, value in data.items():
+            merged[key] = value
+            sources[key] = str(path)
+    for var, key in ENV_KEYS.items():
+        if env.get(var):
+            merged[key] = env[var]
+            sources[key] = f"env {var}"
+    for key, value in (flags or {}).items():
+        if value is not None:
+            merged[key] = value
+            sources[key] = f"flag --{key.replace('_', '-')}"
+    try:
+        settings = Settings.model_validate(merged)
+    except ValidationError as e:
+        key = str(err_loc[0]) if (err_loc := e.errors()[0]["loc"]) else ""
+        raise _explain(e, sources.get(key, "settings")) from None
+    return LoadedSettings(settings, sources, files)
+
+
+def endpoint_needs_key(base_url: str | None) -> bool:
+    """Hosted endpoints need a key; a local or self-hosted one may not."""
+    if not base_url:
+        return True
+    from urllib.parse import urlparse
+
+    host = (urlparse(base_url).hostname or "").lower()
+    return host.endswith(("openai.com", "openrouter.ai", "anthropic.com", "groq.com", "together.xyz",
+                          "mistral.ai", "deepseek.com", "fireworks.ai"))

@@ -1,0 +1,192 @@
+"""Typed events out of the core, and the approval interface into it.
+
+The core (agent, dispatch) never prints and never reads the keyboard: it calls an ``EventSink``
+with these records and asks an ``Approver`` when a call needs a yes/no. The REPL, ``axon run``'s
+text output and its stream-json output are consumers of the same events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "Event", "SessionStarted", "TurnStarted", "AssistantDelta", "AssistantMessage", "ToolCallBegin",
+    "ToolCallEnd", "ApprovalRequested", "PermissionDecision", "Usage", "Compacted", "Retrying",
+    "Notice", "TodoUpdated", "TurnComplete", "Error", "EventSink", "ApprovalRequest",
+    "ApprovalAnswer", "Approver", "AutoApprover", "DenyApprover", "null_sink",
+]
+
+
+class Event(BaseModel):
+    type: str
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+
+class SessionStarted(Event):
+    type: Literal["session_started"] = "session_started"
+    session_id: str
+    model: str
+    cwd: str
+    mode: str
+    tools: list[str] = Field(default_factory=list)
+
+
+class TurnStarted(Event):
+    type: Literal["turn_started"] = "turn_started"
+    turn: int
+
+
+class AssistantDelta(Event):
+    """A fragment of streamed assistant text (``kind`` is "text" or "reasoning")."""
+
+    type: Literal["assistant_delta"] = "assistant_delta"
+    text: str
+    kind: Literal["text", "reasoning"] = "text"
+
+
+class AssistantMessage(Event):
+    type: Literal["assistant_message"] = "assistant_message"
+    content: str
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    finish_reason: str | None = None
+
+
+class ToolCallBegin(Event):
+    type: Literal["tool_call_begin"] = "tool_call_begin"
+    call_id: str
+    name: str
+    arguments: dict[str, Any] | str
+    summary: str = ""
+    source: Literal["native", "text"] = "native"
+
+
+class ToolCallEnd(Event):
+    type: Literal["tool_call_end"] = "tool_call_end"
+    call_id: str
+    name: str
+    ok: bool
+    output: str
+    summary: str = ""
+    duration_ms: int = 0
+    truncated: bool = False
+    spill_path: str | None = None
+    display: dict[str, Any] = Field(default_factory=dict)
+
+
+class ApprovalRequested(Event):
+    type: Literal["approval_requested"] = "approval_requested"
+    call_id: str
+    name: str
+    reason: str
+    destructive: bool = False
+
+
+class PermissionDecision(Event):
+    type: Literal["permission_decision"] = "permission_decision"
+    call_id: str
+    name: str
+    decision: Literal["allow", "ask", "deny"]
+    final: Literal["allow", "deny"]
+    decided_by: str
+    reason: str = ""
+
+
+class Usage(Event):
+    type: Literal["usage"] = "usage"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    session_prompt_tokens: int = 0
+    session_completion_tokens: int = 0
+    cost_usd: float | None = None
+
+
+class Compacted(Event):
+    type: Literal["compacted"] = "compacted"
+    before_tokens: int
+    after_tokens: int
+    method: str
+
+
+class Retrying(Event):
+    type: Literal["retrying"] = "retrying"
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    reason: str
+
+
+class Notice(Event):
+    """Something the user should know that is not an error (a fallback taken, a nudge sent)."""
+
+    type: Literal["notice"] = "notice"
+    message: str
+
+
+class TodoUpdated(Event):
+    type: Literal["todo_updated"] = "todo_updated"
+    todos: list[dict[str, Any]]
+
+
+class TurnComplete(Event):
+    type: Literal["turn_complete"] = "turn_complete"
+    result: str
+    num_turns: int
+    stop_reason: Literal["final", "max_turns", "interrupted", "error"]
+
+
+class Error(Event):
+    type: Literal["error"] = "error"
+    message: str
+
+
+EventSink = Callable[[Event], None]
+
+
+def null_sink(event: Event) -> None:
+    """An event sink that drops everything."""
+
+
+class ApprovalRequest(BaseModel):
+    """What a frontend needs to ask the user about one tool call."""
+
+    call_id: str
+    tool: str
+    arguments: dict[str, Any]
+    summary: str                      # one line: the command, or "edit src/x.py"
+    reason: str                       # why it asks (rule or mode)
+    destructive: bool = False
+    preview: str = ""                 # a diff for edits/writes, the command for bash
+    suggested_rule: str | None = None  # the narrowest rule that would allow this call
+
+
+class ApprovalAnswer(BaseModel):
+    approved: bool
+    remember: Literal["no", "session", "project"] = "no"
+    message: str = ""                 # a reason that goes back to the model with a denial
+
+
+class Approver(Protocol):
+    def __call__(self, request: ApprovalRequest) -> ApprovalAnswer: ...
+
+
+class AutoApprover:
+    """Approves every ask (``axon run --yes``); deny rules are never asked, so never approved."""
+
+    def __call__(self, request: ApprovalRequest) -> ApprovalAnswer:
+        return ApprovalAnswer(approved=True)
+
+
+class DenyApprover:
+    """Denies every ask (``axon run`` without ``--yes``) and says how to allow it."""
+
+    def __call__(self, request: ApprovalRequest) -> ApprovalAnswer:
+        how = "re-run with --yes"
+        if request.suggested_rule:
+            how += f', or add the allow rule "{request.suggested_rule}" to .axon/permissions.toml'
+        return ApprovalAnswer(approved=False, message=f"not approved in a non-interactive run ({how})")

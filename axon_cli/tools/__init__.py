@@ -1,0 +1,1 @@
+"""Tools: typed specs, the registry, dispatch and output governance."""

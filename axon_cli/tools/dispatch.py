@@ -1,0 +1,324 @@
+"""Dispatch of one tool call, through every stage, never raising into the loop.
+
+parse JSON → look up spec → validate → permission (deny | ask → approver) → checkpoint →
+handler (timeout, cancellation) → mask secrets → truncate/spill → audit → ToolCallEnd.
+
+``prepare`` runs the stages up to the permission answer (on the caller's thread: an approver
+may prompt the user); ``execute`` runs the handler and the rest (safe on a worker thread).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from axon_cli.events import (
+    ApprovalAnswer, ApprovalRequest, ApprovalRequested, Approver, DenyApprover, EventSink,
+    PermissionDecision, ToolCallBegin, ToolCallEnd,
+)
+from axon_cli.permissions.base import AllowAll, Decision, PermissionPolicy
+from axon_cli.tools.audit import AuditLog
+from axon_cli.tools.governance import govern
+from axon_cli.tools.masking import mask as default_mask
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
+
+__all__ = ["ToolCall", "CallResult", "Prepared", "Dispatcher", "format_validation_error"]
+
+log = logging.getLogger("axon.dispatch")
+INTERRUPTED = "Error: interrupted by user"
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: str                    # the raw JSON text the model sent
+    source: Literal["native", "text"] = "native"
+
+
+@dataclass
+class CallResult:
+    call_id: str
+    name: str
+    content: str                      # what goes back to the model
+    ok: bool
+    duration_ms: int = 0
+    truncated: bool = False
+    spill_path: str | None = None
+    decision: str = "allow"
+    decided_by: str = ""
+    display: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Prepared:
+    call: ToolCall
+    spec: ToolSpec[Any]
+    tool_input: BaseModel
+    args: dict[str, Any]
+    decision: Decision
+    started: float
+
+    @property
+    def concurrency_safe(self) -> bool:
+        try:
+            return self.spec.concurrency_safe(self.tool_input)
+        except Exception:
+            return False
+
+
+def format_validation_error(tool: str, err: ValidationError) -> str:
+    lines = []
+    for e in err.errors():
+        loc = ".".join(str(p) for p in e["loc"]) or "(arguments)"
+        lines.append(f"  - {loc}: {e['msg']}")
+    n = len(lines)
+    return (f"Error: {n} validation error{'s' if n != 1 else ''} in the arguments of {tool}:\n"
+            + "\n".join(lines) + "\nFix the arguments and try again.")
+
+
+class Dispatcher:
+    def __init__(self, registry: ToolRegistry, ctx: ToolContext, *, policy: PermissionPolicy | None = None,
+                 approver: Approver | None = None, emit: EventSink | None = None,
+                 audit: AuditLog | None = None, mask: Any = None) -> None:
+        self.registry = registry
+        self.ctx = ctx
+        self.policy: PermissionPolicy = policy or AllowAll()
+        self.approver: Approver = approver or DenyApprover()
+        self.emit: EventSink = emit or (lambda _e: None)
+        self.audit = audit or AuditLog(ctx.state_dir, ctx.session_id)
+        self.mask = mask or default_mask
+        self._begun: set[str] = set()
+        self._ended: set[str] = set()
+        self._ended_lock = threading.Lock()
+
+    # -- the whole pipeline -------------------------------------------------------------------
+    def dispatch(self, call: ToolCall) -> CallResult:
+        prepared = self.prepare(call)
+        return prepared if isinstance(prepared, CallResult) else self.execute(prepared)
+
+    # -- stages up to the permission answer ---------------------------------------------------
+    def prepare(self, call: ToolCall) -> Prepared | CallResult:
+        started = time.monotonic()
+        try:
+            args = json.loads(call.arguments) if call.arguments.strip() else {}
+        except json.JSONDecodeError as e:
+            self._begin(call, call.arguments, "")
+            return self._fail(call, started, f"Error: the arguments of {call.name} are not valid JSON "
+                              f"({e.msg} at position {e.pos}). Send a JSON object.", None)
+        if not isinstance(args, dict):
+            self._begin(call, call.arguments, "")
+            return self._fail(call, started, f"Error: the arguments of {call.name} must be a JSON object, "
+                              f"not {type(args).__name__}.", args)
+        spec = self.registry.get(call.name)
+        if spec is None or not self.registry.is_active(call.name):
+            self._begin(call, args, "")
+            return self._fail(call, started, self._unknown_tool(call.name, spec), args)
+        try:
+            tool_input = spec.input_model.model_validate(args)
+        except ValidationError as e:
+            self._begin(call, args, "")
+            return self._fail(call, started, format_validation_error(spec.name, e), args)
+        self._begin(call, args, self._describe(spec, tool_input))
+        decision = self._permission(call, spec, tool_input, args)
+        if decision.behavior != "allow":
+            return self._fail(call, started, decision.reason, args, decision)
+        return Prepared(call, spec, tool_input, args, decision, started)
+
+    def _describe(self, spec: ToolSpec[Any], tool_input: BaseModel) -> str:
+        try:
+            return self.mask(spec.describe_call(tool_input))
+        except Exception:
+            return ""
+
+    def _unknown_tool(self, name: str, spec: ToolSpec[Any] | None) -> str:
+        active = ", ".join(s.name for s in self.registry.active())
+        if spec is not None:
+            return (f"Error: tool {name!r} is deferred and not active yet. Call tool_search with a "
+                    f"query for it to activate it. Active tools: {active}.")
+        return f"Error: unknown tool {name!r}. Available tools: {active}."
+
+    def _permission(self, call: ToolCall, spec: ToolSpec[Any], tool_input: BaseModel,
+                    args: dict[str, Any]) -> Decision:
+        try:
+            decision = self.policy.check(spec, tool_input, self.ctx)
+        except Exception as e:   # a policy bug must not run the call
+            log.exception("permission check failed")
+            decision = Decision("deny", f"permission check failed: {e}", "error")
+        final = decision
+        if decision.behavior == "ask":
+            final = self._ask(call, spec, tool_input, args, decision)
+        elif decision.behavior == "deny":
+            final = Decision("deny", f"Permission denied: {decision.reason} ({decision.decided_by})",
+                             decision.decided_by, decision.destructive)
+        self.emit(PermissionDecision(call_id=call.id, name=call.name, decision=decision.behavior,
+                                     final="allow" if final.behavior == "allow" else "deny",
+                                     decided_by=final.decided_by, reason=decision.reason))
+        return final
+
+    def _ask(self, call: ToolCall, spec: ToolSpec[Any], tool_input: BaseModel, args: dict[str, Any],
+             decision: Decision) -> Decision:
+        request = ApprovalRequest(
+            call_id=call.id, tool=spec.name, arguments=args, summary=self._describe(spec, tool_input),
+            reason=decision.reason, destructive=decision.destructive,
+            preview=self._preview(spec, tool_input), suggested_rule=decision.suggested_rule)
+        self.emit(ApprovalRequested(call_id=call.id, name=spec.name, reason=decision.reason,
+                                    destructive=decision.destructive))
+        try:
+            answer = self.approver(request)
+        except (KeyboardInterrupt, EOFError):
+            answer = ApprovalAnswer(approved=False, message="the user interrupted the prompt")
+        except Exception as e:
+            log.exception("approver failed")
+            answer = ApprovalAnswer(approved=False, message=f"approval failed: {e}")
+        if not answer.approved:
+            why = f": {answer.message}" if answer.message else ""
+            return Decision("deny", f"Permission denied: the user did not approve this call{why}",
+                            "user", decision.destructive)
+        decided_by = "user"
+        if answer.remember != "no" and decision.suggested_rule:
+            try:
+                self.policy.remember(decision.suggested_rule, answer.remember)
+                decided_by = f"user (always: {decision.suggested_rule})"
+            except Exception as e:
+                log.warning("could not remember rule: %s", e)
+        return Decision("allow", "approved by the user", decided_by, decision.destructive)
+
+    def _preview(self, spec: ToolSpec[Any], tool_input: BaseModel) -> str:
+        try:
+            if spec.preview is not None:
+                return self.mask(str(spec.preview(tool_input, self.ctx) or ""))
+        except Exception:
+            log.debug("preview failed", exc_info=True)
+        return ""
+
+    # -- the handler and everything after it --------------------------------------------------
+    def execute(self, p: Prepared) -> CallResult:
+        error: str | None = None
+        output: ToolOutput
+        try:
+            if self.ctx.cancel.is_set():
+                raise Cancelled()
+            for path in p.spec.paths(p.tool_input) if p.spec.category == "edit" else []:
+                self.ctx.checkpointer.before_change(self.ctx.resolve(path))
+            output = self._run_handler(p)
+        except Cancelled:
+            output = ToolOutput(INTERRUPTED, is_error=True, summary="interrupted")
+        except ToolError as e:
+            output = ToolOutput(f"Error: {e}", is_error=True, summary=str(e)[:80])
+        except Exception as e:
+            log.exception("tool %s failed", p.spec.name)
+            output = ToolOutput(f"Error: {type(e).__name__}: {e}", is_error=True, summary="failed")
+        if output.is_error:
+            error = output.text[:200]
+        return self._finish(p.call, p.started, output, p.args, p.decision, p.spec, error)
+
+    def _run_handler(self, p: Prepared) -> ToolOutput:
+        timeout = p.spec.timeout
+        if timeout is None:
+            return _as_output(p.spec.handler(p.tool_input, self.ctx))
+        box: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                box["out"] = _as_output(p.spec.handler(p.tool_input, self.ctx))
+            except BaseException as e:  # handed back to the caller's thread below
+                box["err"] = e
+
+        worker = threading.Thread(target=target, daemon=True, name=f"tool-{p.spec.name}")
+        worker.start()
+        worker.join(timeout)
+        if worker.is_alive():
+            raise ToolError(f"{p.spec.name} timed out after {timeout:g} s")
+        if "err" in box:
+            raise box["err"]
+        out: ToolOutput = box["out"]
+        return out
+
+    # -- shared tail ---------------------------------------------------------------------------
+    def _fail(self, call: ToolCall, started: float, message: str, args: Any,
+              decision: Decision | None = None) -> CallResult:
+        output = ToolOutput(message, is_error=True, summary=message.split("\n", 1)[0][:100])
+        spec = self.registry.get(call.name)
+        return self._finish(call, started, output, args, decision, spec, message[:200])
+
+    def _finish(self, call: ToolCall, started: float, output: ToolOutput, args: Any,
+                decision: Decision | None, spec: ToolSpec[Any] | None, error: str | None) -> CallResult:
+        with self._ended_lock:
+            if call.id in self._ended:   # already answered (interrupted); the late result is dropped
+                return CallResult(call.id, call.name, self.mask(output.text), not output.is_error)
+            self._ended.add(call.id)
+        text = self.mask(output.text)
+        limit = spec.max_result_chars if spec else 50_000
+        try:
+            governed = govern(text, limit, self.ctx.state_dir, call.name, output.spill_path)
+        except OSError as e:
+            from axon_cli.tools.governance import truncate_middle
+
+            governed_text, _ = truncate_middle(text, limit)
+            governed = type("G", (), {"text": governed_text + f"\n[could not spill: {e}]",
+                                      "truncated": True, "spill_path": None})()
+        duration_ms = int((time.monotonic() - started) * 1000)
+        behavior = decision.behavior if decision else "n/a"
+        decided_by = decision.decided_by if decision else "n/a"
+        self.audit.write(tool=call.name, call_id=call.id, input=self._masked_args(args), decision=behavior,
+                         decided_by=decided_by, duration_ms=duration_ms, result_chars=len(text),
+                         truncated=governed.truncated, error=self.mask(error) if error else None)
+        summary = self.mask(output.summary)
+        display = output.display
+        if display:
+            display = json.loads(self.mask(json.dumps(display)))
+        self.emit(ToolCallEnd(call_id=call.id, name=call.name, ok=not output.is_error, output=governed.text,
+                              summary=summary, duration_ms=duration_ms, truncated=governed.truncated,
+                              spill_path=governed.spill_path, display=display))
+        return CallResult(call.id, call.name, governed.text, not output.is_error, duration_ms,
+                          governed.truncated, governed.spill_path, behavior, decided_by, display)
+
+    def _masked_args(self, args: Any) -> Any:
+        try:
+            return json.loads(self.mask(json.dumps(args)))
+        except (TypeError, ValueError):
+            return self.mask(str(args))
+
+    def _begin(self, call: ToolCall, args: Any, summary: str) -> None:
+        self._begun.add(call.id)
+        shown = self._masked_args(args) if isinstance(args, dict) else self.mask(str(args))
+        self.emit(ToolCallBegin(call_id=call.id, name=call.name, arguments=shown, summary=summary,
+                                source=call.source))
+
+    def reject(self, call: ToolCall, message: str) -> CallResult:
+        """Answer a call without running it (interrupted, looping, cut off)."""
+        if call.id not in self._begun:
+            self._begin(call, call.arguments, "")
+        return self._fail(call, time.monotonic(), message, call.arguments)
+
+    def interrupted(self, call: ToolCall) -> CallResult:
+        """The answer for a call that never ran because the turn was interrupted."""
+        return self.reject(call, INTERRUPTED)
+
+    def concurrency_safe(self, call: ToolCall) -> bool:
+        """Whether ``call`` may run beside others (silent: no events, no permission check).
+        A call that will fail before its handler (bad JSON, unknown tool) counts as safe."""
+        spec = self.registry.get(call.name)
+        if spec is None:
+            return True
+        try:
+            args = json.loads(call.arguments) if call.arguments.strip() else {}
+            tool_input = spec.input_model.model_validate(args)
+        except (ValueError, TypeError):
+            return True
+        try:
+            return spec.concurrency_safe(tool_input)
+        except Exception:
+            return False
+
+
+def _as_output(value: ToolOutput | str) -> ToolOutput:
+    return value if isinstance(value, ToolOutput) else ToolOutput(str(value))

@@ -1,0 +1,91 @@
+"""The tool registry: every known spec, which deferred ones are active, and discovery.
+
+Adding a built-in tool is one module in ``axon_cli/tools/builtin/`` that defines
+``TOOLS: list[ToolSpec]``; nothing else is edited.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from axon_cli.tools.spec import ToolSpec
+
+__all__ = ["ToolRegistry", "builtin_specs"]
+
+
+def builtin_specs() -> list[ToolSpec[Any]]:
+    """Every spec defined by a module of ``axon_cli.tools.builtin``, in module order."""
+    from axon_cli.tools import builtin
+
+    specs: list[ToolSpec[Any]] = []
+    for info in sorted(pkgutil.iter_modules(builtin.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{builtin.__name__}.{info.name}")
+        specs.extend(getattr(module, "TOOLS", []))
+    return specs
+
+
+class ToolRegistry:
+    def __init__(self, specs: Iterable[ToolSpec[Any]] = ()) -> None:
+        self._specs: dict[str, ToolSpec[Any]] = {}
+        self._activated: set[str] = set()
+        self._lock = threading.Lock()
+        for spec in specs:
+            self.register(spec)
+
+    @classmethod
+    def with_builtins(cls) -> ToolRegistry:
+        return cls(builtin_specs())
+
+    def register(self, spec: ToolSpec[Any]) -> None:
+        if spec.name in self._specs:
+            raise ValueError(f"tool {spec.name!r} registered twice")
+        self._specs[spec.name] = spec
+
+    def unregister(self, name: str) -> None:
+        self._specs.pop(name, None)
+        self._activated.discard(name)
+
+    def get(self, name: str) -> ToolSpec[Any] | None:
+        return self._specs.get(name)
+
+    def all(self) -> list[ToolSpec[Any]]:
+        return list(self._specs.values())
+
+    def names(self) -> list[str]:
+        return list(self._specs)
+
+    def is_active(self, name: str) -> bool:
+        spec = self._specs.get(name)
+        return spec is not None and (not spec.deferred or name in self._activated)
+
+    def active(self) -> list[ToolSpec[Any]]:
+        return [s for s in self._specs.values() if self.is_active(s.name)]
+
+    def deferred(self) -> list[ToolSpec[Any]]:
+        """Deferred tools not yet activated."""
+        return [s for s in self._specs.values() if s.deferred and s.name not in self._activated]
+
+    def activate(self, names: Iterable[str]) -> list[str]:
+        done = []
+        with self._lock:
+            for name in names:
+                if name in self._specs and self._specs[name].deferred:
+                    self._activated.add(name)
+                    done.append(name)
+        return done
+
+    def activated(self) -> list[str]:
+        return sorted(self._activated)
+
+    def demote(self, names: Iterable[str]) -> None:
+        """Make tools deferred (used by compact prompt profiles)."""
+        for name in names:
+            if name in self._specs:
+                self._specs[name].deferred = True
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        return [s.openai_tool() for s in self.active()]

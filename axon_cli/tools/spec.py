@@ -1,0 +1,181 @@
+"""The typed tool spec, the context a handler runs in, and what a handler returns."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from axon_cli.config import Settings
+    from axon_cli.events import EventSink
+    from axon_cli.tools.registry import ToolRegistry
+
+__all__ = [
+    "ToolSpec", "ToolContext", "ToolOutput", "ToolError", "Cancelled", "FileState", "Category",
+    "Checkpointer", "InputT",
+]
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+Category = Literal["read", "edit", "shell", "other"]
+"""What a tool does, for the permission policy: reads files, changes files, runs commands, other."""
+
+
+class ToolError(Exception):
+    """A failure the model should read as the tool's result ("Error: <message>")."""
+
+
+class Cancelled(Exception):
+    """The call was interrupted (Ctrl-C, or the turn was cancelled)."""
+
+
+@dataclass
+class ToolOutput:
+    """What a handler returns. ``display`` carries structured extras for frontends (a diff, ...)."""
+
+    text: str
+    is_error: bool = False
+    summary: str = ""
+    display: dict[str, Any] = field(default_factory=dict)
+    spill_path: str | None = None     # set by a handler that already spilled its full output
+
+
+@dataclass
+class FileRecord:
+    mtime_ns: int
+    size: int
+    sha256: str
+
+
+class FileState:
+    """What this session last read or wrote of each file (for read-before-edit and staleness)."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, FileRecord] = {}
+        self._lock = threading.Lock()
+
+    def record(self, path: Path, mtime_ns: int, size: int, sha256: str) -> None:
+        with self._lock:
+            self._records[str(path)] = FileRecord(mtime_ns, size, sha256)
+
+    def get(self, path: Path) -> FileRecord | None:
+        with self._lock:
+            return self._records.get(str(path))
+
+    def forget(self, path: Path) -> None:
+        with self._lock:
+            self._records.pop(str(path), None)
+
+    def paths(self) -> list[str]:
+        with self._lock:
+            return list(self._records)
+
+
+class Checkpointer:
+    """Keeps a file's previous content before a tool changes it. This base class keeps nothing."""
+
+    def before_change(self, path: Path) -> None:
+        return None
+
+
+@dataclass
+class ToolContext:
+    """Everything a handler may use. Handlers never print and never read the keyboard."""
+
+    project_root: Path
+    state_dir: Path                   # <project>/.axon
+    session_id: str
+    settings: Settings
+    file_state: FileState = field(default_factory=FileState)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    emit: EventSink | None = None
+    registry: ToolRegistry | None = None
+    checkpointer: Checkpointer = field(default_factory=Checkpointer)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def resolve(self, path: str) -> Path:
+        """A tool's path argument made absolute (relative to the project root, ``~`` expanded)."""
+        p = Path(path).expanduser()
+        if not p.is_absolute():
+            p = self.project_root / p
+        return Path(_normpath(str(p)))
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to the project root when inside it, else absolute."""
+        try:
+            return str(path.relative_to(self.project_root))
+        except ValueError:
+            return str(path)
+
+    def check_cancelled(self) -> None:
+        if self.cancel.is_set():
+            raise Cancelled()
+
+
+def _normpath(p: str) -> str:
+    import os.path
+
+    return os.path.normpath(p)
+
+
+BoolFn = Callable[[Any], bool]
+
+
+def _const(value: bool) -> BoolFn:
+    return lambda _input: value
+
+
+@dataclass
+class ToolSpec(Generic[InputT]):
+    """One tool: a pydantic input model (its JSON schema is what the model sees) and a handler.
+
+    The facts ``is_read_only``, ``is_destructive`` and ``is_concurrency_safe`` depend on the input:
+    ``bash("ls")`` is read-only, ``bash("rm -rf x")`` is destructive.
+    """
+
+    name: str
+    description: str
+    input_model: type[InputT]
+    handler: Callable[[InputT, ToolContext], ToolOutput | str]
+    category: Category = "other"
+    is_read_only: Callable[[InputT], bool] = field(default=_const(False))
+    is_destructive: Callable[[InputT], bool] = field(default=_const(False))
+    is_concurrency_safe: Callable[[InputT], bool] | None = None   # default: same as is_read_only
+    paths: Callable[[InputT], list[str]] = field(default=lambda _input: [])
+    summarize: Callable[[InputT], str] | None = None   # the key argument, for one-line displays
+    preview: Callable[[InputT, ToolContext], str] | None = None  # what an approval prompt shows (a diff)
+    max_result_chars: int = 50_000
+    deferred: bool = False
+    timeout: float | None = None      # seconds; None = no limit imposed by dispatch
+    short_description: str = ""       # one line, for deferred listings and compact prompts
+    source: str = "builtin"           # "builtin" or "mcp:<server>"
+
+    def concurrency_safe(self, tool_input: InputT) -> bool:
+        fn = self.is_concurrency_safe or self.is_read_only
+        return bool(fn(tool_input))
+
+    def one_line(self) -> str:
+        return self.short_description or self.description.strip().splitlines()[0]
+
+    def describe_call(self, tool_input: InputT) -> str:
+        if self.summarize is not None:
+            return self.summarize(tool_input)
+        data = tool_input.model_dump(exclude_defaults=True)
+        first = next(iter(data.values()), "")
+        return str(first)[:120]
+
+    def json_schema(self) -> dict[str, Any]:
+        from axon_cli.tools.schema import model_schema
+
+        return model_schema(self.input_model)
+
+    def openai_tool(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.json_schema()},
+        }

@@ -1,0 +1,47 @@
+"""``axon run``: one task, non-interactive; the three output formats consume the same events."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from axon_cli.config import LoadedSettings
+from axon_cli.events import AutoApprover, DenyApprover, SessionStarted
+from axon_cli.runtime import build_runtime
+from axon_cli.ui.headless import StreamJson, TextProgress, json_result
+
+__all__ = ["run_task", "EXIT_CODES"]
+
+EXIT_CODES = {"final": 0, "error": 1, "max_turns": 3, "interrupted": 130}
+
+
+def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool, max_turns: int | None,
+             output_format: str) -> int:
+    started = time.monotonic()
+    approver = AutoApprover() if yes else DenyApprover()
+    rt = build_runtime(loaded, project_root, approver)
+    if output_format == "stream-json":
+        rt.bus.subscribe(StreamJson())
+    elif output_format == "text":
+        rt.bus.subscribe(TextProgress())
+    rt.bus(SessionStarted(session_id=rt.session_id, model=loaded.settings.model, cwd=str(project_root),
+                          mode=loaded.settings.mode, tools=[s.name for s in rt.registry.active()]))
+    try:
+        result = rt.agent.run(task, max_turns=max_turns)
+    finally:
+        rt.close()
+    code = EXIT_CODES[result.stop_reason]
+    if output_format == "json":
+        sys.stdout.write(json_result(result.result, result.stop_reason != "final", result.num_turns,
+                                     rt.session_id, rt.llm.usage.as_dict(),
+                                     int((time.monotonic() - started) * 1000)) + "\n")
+    elif output_format == "text":
+        if result.stop_reason == "final":
+            sys.stdout.write(result.result.rstrip("\n") + "\n")
+        elif result.stop_reason == "max_turns":
+            sys.stderr.write(f"axon: {result.result}\n")
+        elif result.stop_reason == "interrupted":
+            sys.stderr.write("axon: interrupted\n")
+    sys.stdout.flush()
+    return code

@@ -1,0 +1,69 @@
+"""Shared fixtures: the scripted server, an isolated project directory, and running the real axon."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.fakeserver import ScriptedServer
+
+AXON_SCRIPT = Path(sys.executable).parent / "axon"
+TEST_KEY = "sk-test-0123456789abcdefghijklmnop"
+
+
+def axon_command() -> list[str]:
+    return [str(AXON_SCRIPT)] if AXON_SCRIPT.exists() else [sys.executable, "-m", "axon_cli"]
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    with ScriptedServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An empty project directory (with .git so it is the project root), and an isolated home."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (tmp_path / "home").mkdir()
+    return root
+
+
+@pytest.fixture
+def axon_env(project: Path, server: ScriptedServer) -> dict[str, str]:
+    home = project.parent / "home"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OPENAI_", "AXON_")) and k not in ("NO_COLOR",)}
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_BASE_URL": server.url,
+                "OPENAI_API_KEY": TEST_KEY, "AXON_MODEL": "test-model", "COLUMNS": "100",
+                "PYTHONUNBUFFERED": "1"})
+    return env
+
+
+@dataclass
+class Ran:
+    code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def run_axon(project: Path, axon_env: dict[str, str]):  # type: ignore[no-untyped-def]
+    """Run the real ``axon`` as a subprocess in the project directory."""
+
+    def _run(*args: str, input: str | None = None, timeout: float = 60, cwd: Path | None = None,
+             env: dict[str, str] | None = None) -> Ran:
+        proc = subprocess.run([*axon_command(), *args], cwd=cwd or project, env={**axon_env, **(env or {})},
+                              input=input, capture_output=True, text=True, timeout=timeout,
+                              stdin=None if input is not None else subprocess.DEVNULL)
+        return Ran(proc.returncode, proc.stdout, proc.stderr)
+
+    return _run
