@@ -7,7 +7,7 @@ import sys
 from typing import Any, TextIO
 
 from axon_cli.events import (
-    Error, Event, Notice, Retrying, ToolCallBegin, ToolCallEnd,
+    Event, Notice, Retrying, ToolCallBegin, ToolCallEnd,
 )
 
 __all__ = ["TextProgress", "StreamJson", "json_result"]
@@ -32,8 +32,6 @@ class TextProgress:
             self._line(f"… retrying ({event.attempt}/{event.max_attempts}) in {event.delay_s:.1f} s: {event.reason}")
         elif isinstance(event, Notice):
             self._line(f"note: {event.message}")
-        elif isinstance(event, Error):
-            self._line(f"error: {event.message}")
 
     def _line(self, text: str) -> None:
         try:

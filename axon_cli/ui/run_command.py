@@ -32,6 +32,8 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     finally:
         rt.close()
     code = EXIT_CODES[result.stop_reason]
+    if result.stop_reason == "error":
+        sys.stderr.write(f"axon: error: {result.result}\n")
     if output_format == "json":
         sys.stdout.write(json_result(result.result, result.stop_reason != "final", result.num_turns,
                                      rt.session_id, rt.llm.usage.as_dict(),
