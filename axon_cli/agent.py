@@ -19,6 +19,7 @@ from axon_cli.events import (
     AssistantDelta, AssistantMessage, Error, EventSink, Notice, TurnComplete, TurnStarted, Usage,
 )
 from axon_cli.llm import AssistantTurn, LLMClient
+from axon_cli.nudges import EMPTY_GAVE_UP, Nudger
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
@@ -128,6 +129,7 @@ class Agent:
     def _run_loop(self, limit: int) -> RunResult:
         turns = 0
         continued: list[str] = []
+        nudger = Nudger(getattr(self.protocol, "call_hint", None), bool(self.registry.active()))
         try:
             while turns < limit:
                 turns += 1
@@ -140,12 +142,28 @@ class Agent:
                                                        for c in turn.tool_calls]))
                 self.append(turn.message())
                 if not turn.tool_calls:
+                    feedback = self.protocol.result_messages(turn, []) if turn.call_errors else []
+                    if feedback:   # text calls that could not be used: the model reads why
+                        for message in feedback:
+                            self.append(message)
+                        continue
                     if turn.finish_reason == "length" and len(continued) < MAX_CONTINUATIONS:
                         continued.append(turn.content)
                         self.append({"role": "user", "content": CONTINUE_PROMPT})
                         continue
-                    return RunResult("".join(continued) + turn.content, "final", turns)
+                    answer = "".join(continued) + turn.content
+                    nudge = nudger.check(answer)   # empty reply: retry once; "let me run…": remind once
+                    if nudger.gave_up:
+                        self.emit(Error(message=EMPTY_GAVE_UP))
+                        return RunResult(EMPTY_GAVE_UP, "error", turns, error=EMPTY_GAVE_UP)
+                    if nudge:
+                        continued.clear()
+                        self.emit(Notice(message=nudger.reason))
+                        self.append({"role": "user", "content": nudge})
+                        continue
+                    return RunResult(answer, "final", turns)
                 continued.clear()
+                nudger.saw_calls()
                 results = self._execute(turn)
                 for message in self.protocol.result_messages(turn, results):
                     self.append(message)

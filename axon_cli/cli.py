@@ -99,6 +99,8 @@ def run(task: Optional[str] = typer.Argument(None, help="The task; '-' or omitte
         yes: bool = typer.Option(False, "--yes", "-y", help="Approve every call that would ask (never a deny)."),
         max_turns: Optional[int] = typer.Option(None, "--max-turns", min=1, help="Model requests at most (default 50)."),
         output_format: str = typer.Option("text", "--output-format", help="text | json | stream-json."),
+        cont: bool = typer.Option(False, "--continue", "-c", help="Continue this project's latest session."),
+        resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Continue session ID (see `axon sessions`)."),
         debug: bool = DEBUG) -> None:
     """Run one task non-interactively and print the answer."""
     if output_format not in ("text", "json", "stream-json"):
@@ -108,14 +110,14 @@ def run(task: Optional[str] = typer.Argument(None, help="The task; '-' or omitte
             _fail("no task: give TASK as an argument, or pipe it on stdin with TASK '-'", 2)
         task = sys.stdin.read()
     if not task or not task.strip():
-        _fail("the task is empty", 2)
+        _fail("no task: give TASK as an argument, or pipe it on stdin with TASK '-'", 2)
     from axon_cli.ui.run_command import run_task
 
     root = _project_root()
     _setup_logging(root, debug)
     code = _guard(lambda: run_task(
         _settings(root, model=model, base_url=base_url, mode=mode, sandbox=sandbox, tool_protocol=tool_protocol),
-        root, task or "", yes=yes, max_turns=max_turns, output_format=output_format))
+        root, task or "", yes=yes, max_turns=max_turns, output_format=output_format, cont=cont, resume=resume))
     raise typer.Exit(code or 0)
 
 

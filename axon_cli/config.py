@@ -31,6 +31,9 @@ class McpServerConfig(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers for a url server")
+    timeout: float = Field(60.0, gt=0, description="seconds for one tool call")
+    startup_timeout: float = Field(10.0, gt=0, description="seconds to connect and list tools")
 
 
 class Settings(BaseModel):

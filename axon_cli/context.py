@@ -1,32 +1,142 @@
-"""The system prompt (from a template file) and the project's instruction files."""
+"""The system prompt (from template files in ``axon_cli/prompts/``) and what goes into it.
+
+The environment block (OS, shell, date, git branch and a short status) and the project's
+instruction files (``AGENTS.md`` and ``AXON.md`` from the git root down to the current directory,
+32 KiB in total at most) are gathered once per session: git runs with a timeout and its failure
+(not a repository, no git installed) just leaves the line out.
+"""
 
 from __future__ import annotations
 
 import datetime
 import os
 import platform
+import subprocess
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from axon_cli.config import Settings
 from axon_cli.tools.registry import ToolRegistry
 
-__all__ = ["build_system_prompt", "load_template"]
+__all__ = ["build_system_prompt", "load_template", "PromptContext", "gather_context", "git_summary",
+           "instruction_files", "instructions_block", "INSTRUCTION_NAMES", "MAX_INSTRUCTION_BYTES"]
+
+INSTRUCTION_NAMES = ("AGENTS.md", "AXON.md")
+MAX_INSTRUCTION_BYTES = 32 * 1024
+GIT_TIMEOUT = 2.0
+MAX_STATUS_LINES = 8
 
 
 def load_template(name: str) -> str:
     return (resources.files("axon_cli") / "prompts" / name).read_text(encoding="utf-8")
 
 
-def build_system_prompt(project_root: Path, settings: Settings, registry: ToolRegistry) -> str:
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT,
+                              stdin=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def git_summary(cwd: Path) -> str:
+    """`` Git branch main; 3 changed files: M a.py, ?? b.txt, …`` or "" when not a git repository."""
+    status = _git(["status", "--porcelain", "--untracked-files=normal"], cwd)
+    if status is None:
+        return ""
+    branch = _git(["symbolic-ref", "--short", "-q", "HEAD"], cwd) or _git(["rev-parse", "--short", "HEAD"], cwd)
+    changed = [line.strip() for line in status.splitlines() if line.strip()]
+    text = f" Git branch {(branch or '').strip() or '(detached)'}"
+    if not changed:
+        return text + "; working tree clean."
+    shown = ", ".join(changed[:MAX_STATUS_LINES])
+    more = f", … and {len(changed) - MAX_STATUS_LINES} more" if len(changed) > MAX_STATUS_LINES else ""
+    return f"{text}; {len(changed)} changed file{'s' if len(changed) != 1 else ''}: {shown}{more}."
+
+
+def _git_root(start: Path) -> Path | None:
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def instruction_files(project_root: Path, cwd: Path | None = None) -> list[Path]:
+    """AGENTS.md / AXON.md from the git root (else the project root) down to ``cwd``, outermost first."""
+    cwd = (cwd or project_root).resolve()
+    top = _git_root(cwd) or project_root.resolve()
+    try:
+        rel = cwd.relative_to(top)
+    except ValueError:
+        top, rel = cwd, Path(".")
+    folders = [top]
+    for part in rel.parts:
+        folders.append(folders[-1] / part)
+    return [folder / name for folder in folders for name in INSTRUCTION_NAMES if (folder / name).is_file()]
+
+
+def instructions_block(project_root: Path, cwd: Path | None = None, limit: int = MAX_INSTRUCTION_BYTES) -> str:
+    """The instruction files' text, each under its path, capped at ``limit`` bytes in total."""
+    parts: list[str] = []
+    used = 0
+    truncated: list[str] = []
+    for path in instruction_files(project_root, cwd):
+        try:
+            shown = str(path.relative_to(project_root.resolve()))
+        except ValueError:
+            shown = str(path)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        left = limit - used
+        if left <= 0:
+            truncated.append(shown)
+            continue
+        if len(data) > left:
+            data = data[:left]
+            truncated.append(shown)
+        used += len(data)
+        parts.append(f"### {shown}\n{data.decode('utf-8', 'replace').strip()}")
+    if not parts:
+        return ""
+    note = ""
+    if truncated:
+        note = (f"\n\n[instructions truncated at {limit // 1024} KiB in total: {', '.join(truncated)} "
+                "not fully included; read the file if you need the rest]")
+    return load_template("instructions.md").format(files="\n\n".join(parts)).rstrip() + note
+
+
+@dataclass
+class PromptContext:
+    """The parts of the system prompt that are gathered once per session."""
+
+    project_root: Path
+    git_line: str
+    instructions: str
+
+
+def gather_context(project_root: Path, cwd: Path | None = None) -> PromptContext:
+    cwd = cwd or project_root
+    return PromptContext(project_root, git_summary(cwd), instructions_block(project_root, cwd))
+
+
+def build_system_prompt(project_root: Path, settings: Settings, registry: ToolRegistry,
+                        mode: str | None = None, gathered: PromptContext | None = None) -> str:
+    """The system prompt: who axon is, the environment, the mode, deferred tools, instructions."""
+    gathered = gathered or gather_context(project_root)
     deferred = registry.deferred()
     deferred_block = ""
     if deferred:
         lines = "\n".join(f"- {s.name}: {s.one_line()}" for s in deferred)
         deferred_block = ("\n\nMore tools exist but are not loaded; call tool_search with keywords to "
                           f"activate them:\n{lines}")
-    return load_template("system.md").format(
+    instructions = f"\n\n{gathered.instructions}" if gathered.instructions else ""
+    template = "system_compact.md" if settings.prompt_profile == "compact" else "system.md"
+    return load_template(template).format(
         project_root=project_root, os_name=platform.system(), shell=os.environ.get("SHELL", "/bin/sh"),
-        date=datetime.date.today().isoformat(), git_line="", mode=settings.mode,
-        deferred_block=deferred_block, instructions_block="",
-    )
+        date=datetime.date.today().isoformat(), git_line=gathered.git_line, mode=mode or settings.mode,
+        deferred_block=deferred_block, instructions_block=instructions,
+    ).rstrip() + "\n"

@@ -25,7 +25,7 @@ __all__ = ["LLMClient", "AssistantTurn", "SessionUsage", "OPTIONAL_PARAMS"]
 
 log = logging.getLogger("axon.llm")
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529}
-OPTIONAL_PARAMS = ("stream_options", "tool_choice", "parallel_tool_calls")
+OPTIONAL_PARAMS = ("stream_options", "tool_choice", "parallel_tool_calls", "stop")
 _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens",
                   "prompt is too long", "context window", "n_ctx")
 
@@ -38,6 +38,7 @@ class AssistantTurn:
     reasoning: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    call_errors: list[str] = field(default_factory=list)   # text calls that could not be used
 
     def message(self) -> dict[str, Any]:
         """The assistant message as it goes back into the conversation."""
@@ -90,6 +91,7 @@ class LLMClient:
         self.emit = emit or (lambda _e: None)
         self.usage = SessionUsage()
         self.dropped_params: set[str] = set()
+        self.extra_params: dict[str, Any] = {}   # e.g. ``stop`` for the text tool protocol
         self._sleep = sleep
         self._client: Any = None
 
@@ -147,6 +149,7 @@ class LLMClient:
             params["temperature"] = s.temperature
         if s.max_tokens is not None:
             params["max_tokens"] = s.max_tokens
+        params.update(self.extra_params)
         for name in self.dropped_params:
             params.pop(name, None)
         return params
@@ -248,15 +251,27 @@ class LLMClient:
         if e.status_code < 400:
             return False
         text = _api_message(e).lower()
-        for name in OPTIONAL_PARAMS:
-            if name in params and name not in self.dropped_params and name in text:
-                self.dropped_params.add(name)
-                log.info("endpoint rejected %s; retrying without it", name)
-                from axon_cli.events import Notice
+        names = [n for n in OPTIONAL_PARAMS if n in params and n not in self.dropped_params]
+        named = [n for n in names if n in text]
+        if not named and _empty_error(text) and "tool_choice" in names:
+            # llama.cpp-style servers answer a tool_choice they cannot honour with a bare 500; without
+            # it the request means the same ("auto" is the default when tools are sent).
+            named = ["tool_choice"]
+        if not named:
+            return False
+        name = named[0]
+        self.dropped_params.add(name)
+        log.info("endpoint rejected %s (HTTP %s: %s); retrying without it", name, e.status_code, text[:100])
+        from axon_cli.events import Notice
 
-                self.emit(Notice(message=f"the endpoint does not support '{name}'; continuing without it"))
-                return True
-        return False
+        self.emit(Notice(message=f"the endpoint does not support '{name}'; continuing without it"))
+        return True
+
+
+def _empty_error(message: str) -> bool:
+    """An error response without any explanation (empty body, ``{}``, ``null``)."""
+    text = message.strip().strip('"').lower()
+    return text in ("", "{}", "null", "[]", "internal server error") or text.startswith("error code: ")
 
 
 def _extra(obj: Any, name: str) -> Any:

@@ -6,22 +6,38 @@ through events and the approver.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from axon_cli.agent import Agent, Hooks
-from axon_cli.config import LoadedSettings
-from axon_cli.context import build_system_prompt
+from axon_cli.agent import Agent
+from axon_cli.checkpoints import FileCheckpointer
+from axon_cli.compaction import Compactor
+from axon_cli.config import LoadedSettings, Settings
+from axon_cli.context import build_system_prompt, gather_context
+from axon_cli.cost import CostMeter
+from axon_cli.errors import UsageError
 from axon_cli.events import Approver, Event, EventSink
 from axon_cli.llm import LLMClient
 from axon_cli.permissions.base import AllowAll, PermissionPolicy
-from axon_cli.session import Transcript, new_session_id
+from axon_cli.protocol import configure as configure_protocol
+from axon_cli.protocol import system_block
+from axon_cli.session import (
+    LoadedTranscript,
+    Transcript,
+    latest_session_id,
+    load_transcript,
+    new_session_id,
+    resolve_session_id,
+    sessions_dir,
+)
+from axon_cli.session_hooks import SessionHooks
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["Runtime", "build_runtime", "EventBus"]
+__all__ = ["Runtime", "build_runtime", "open_session", "EventBus"]
 
 
 class EventBus:
@@ -43,17 +59,6 @@ class EventBus:
                 logging.getLogger("axon").exception("event subscriber failed")
 
 
-class TranscriptHooks(Hooks):
-    def __init__(self, transcript: Transcript) -> None:
-        self.transcript = transcript
-
-    def on_message(self, message: dict[str, Any]) -> None:
-        try:
-            self.transcript.append(message)
-        except OSError:
-            pass
-
-
 @dataclass
 class Runtime:
     loaded: LoadedSettings
@@ -67,9 +72,49 @@ class Runtime:
     llm: LLMClient
     agent: Agent
     extras: dict[str, Any] = field(default_factory=dict)
+    session: SessionHooks | None = None
+
+    def _hooks(self) -> SessionHooks:
+        if self.session is None:
+            raise UsageError("this runtime has no session")
+        return self.session
+
+    def undo(self) -> list[str]:
+        """Restore the files axon changed in the last turn (not yet undone); what happened, per file."""
+        hooks = self._hooks()
+        lines = hooks.checkpointer.undo(relative=self.ctx.relative)
+        changed = [line.strip() for line in lines[1:] if line.strip().startswith(("restored", "deleted"))]
+        if changed:
+            note = {"role": "user", "content": "[axon: the user undid your file changes of the last turn: "
+                    + "; ".join(changed) + ". Read files again before editing them.]"}
+            self.agent.messages.append(note)
+            hooks.note(note)
+        return lines
+
+    def compact(self, focus: str | None = None) -> str:
+        """Summarise the history now (``/compact [focus]``); a one-line report."""
+        result = self._hooks().compactor.compact(self.agent, manual=True, focus=focus or None)
+        return result.line() if result else "nothing to compact (the conversation is short, or the summary failed)"
+
+    def cost_text(self) -> str:
+        return self._hooks().meter.text(self.llm.usage)
+
+    def cost_usd(self) -> float | None:
+        return self._hooks().meter.update(self.llm.usage)
+
+    def context_tokens(self) -> int:
+        """About how many prompt tokens the next request takes (for a context gauge)."""
+        return self._hooks().compactor.measure(self.agent)
+
+    def switch_model(self, name: str) -> None:
+        self.loaded.settings.model = name
+        self._hooks().meta("model", model=name)
 
     def close(self) -> None:
         self.agent.close()
+        mcp = self.extras.pop("mcp", None)
+        if mcp is not None:
+            mcp.close()
 
 
 def make_policy(loaded: LoadedSettings, project_root: Path) -> PermissionPolicy:
@@ -80,20 +125,100 @@ def make_policy(loaded: LoadedSettings, project_root: Path) -> PermissionPolicy:
     return load_policy(loaded, project_root)
 
 
+def current_mode(policy: PermissionPolicy, settings: Settings) -> str:
+    mode = getattr(policy, "mode", None)
+    return str(mode) if isinstance(mode, str) and mode else settings.mode
+
+
 def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver,
-                  session_id: str | None = None, messages: list[dict[str, Any]] | None = None) -> Runtime:
+                  session_id: str | None = None, messages: list[dict[str, Any]] | None = None,
+                  resumed: LoadedTranscript | None = None) -> Runtime:
     settings = loaded.settings
     session_id = session_id or new_session_id()
     state_dir = project_root / ".axon"
     bus = EventBus()
     registry = ToolRegistry.with_builtins()
+    from axon_cli.mcp import start_mcp
+
+    mcp = start_mcp(loaded, project_root, registry, bus)   # MCP servers connect in the background
     ctx = ToolContext(project_root=project_root, state_dir=state_dir, session_id=session_id,
                       settings=settings, emit=bus, registry=registry)
+    ctx.checkpointer = FileCheckpointer(state_dir, session_id, ctx.file_state)
     policy = make_policy(loaded, project_root)
     dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus)
     llm = LLMClient(settings, emit=bus)
-    hooks = TranscriptHooks(Transcript(state_dir, session_id))
+    if mcp is not None:
+        mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
+    protocol = configure_protocol(settings, registry, llm, bus)   # tool_protocol + prompt_profile
+    hooks = session_hooks(loaded, state_dir, session_id, ctx, registry, policy, bus, resumed)
+    gathered = gather_context(project_root, Path.cwd())
     agent = Agent(llm=llm, registry=registry, dispatcher=dispatcher, ctx=ctx,
-                  system_prompt=lambda: build_system_prompt(project_root, settings, registry),
-                  emit=bus, hooks=hooks, messages=messages)
-    return Runtime(loaded, project_root, session_id, bus, registry, ctx, policy, dispatcher, llm, agent)
+                  system_prompt=lambda: (build_system_prompt(project_root, settings, registry,
+                                                             hooks.current_mode(), gathered)
+                                         + system_block(protocol, registry)),
+                  emit=bus, hooks=hooks, protocol=protocol, messages=messages)
+    return Runtime(loaded, project_root, session_id, bus, registry, ctx, policy, dispatcher, llm, agent,
+                   extras={"mcp": mcp} if mcp is not None else {}, session=hooks)
+
+
+def session_hooks(loaded: LoadedSettings, state_dir: Path, session_id: str, ctx: ToolContext,
+                  registry: ToolRegistry, policy: PermissionPolicy, bus: EventBus,
+                  resumed: LoadedTranscript | None) -> SessionHooks:
+    """The transcript, checkpoints, compaction and cost of one session (new or resumed)."""
+    import time
+
+    settings = loaded.settings
+    transcript = Transcript(state_dir, session_id, exists=resumed is not None)
+    meter = CostMeter(settings)
+    compactor = Compactor(settings, bus, todos=lambda: ctx.extra.get("todos"))
+    checkpointer = ctx.checkpointer
+    assert isinstance(checkpointer, FileCheckpointer)
+    hooks = SessionHooks(transcript, checkpointer, compactor, meter, ctx, registry, bus,
+                         lambda: current_mode(policy, settings))
+    if resumed is None:
+        hooks.meta("session", id=session_id, started=time.strftime("%Y-%m-%dT%H:%M:%S"),
+                   cwd=str(Path.cwd()), model=settings.model)
+        return hooks
+    transcript.message_count = resumed.message_count
+    hooks.turns = resumed.turns
+    checkpointer.turn = resumed.turns
+    meter.base_prompt, meter.base_completion = resumed.prompt_tokens, resumed.completion_tokens
+    with contextlib.suppress(OSError):
+        checkpointer.finish_interrupted()
+    return hooks
+
+
+def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver, *, cont: bool = False,
+                 resume: str | None = None) -> Runtime:
+    """A new session, this project's latest one (``cont``), or session ``resume`` (an id or a unique
+    prefix). Resuming restores the messages (as compacted), the permission mode (unless --mode was
+    given), activated deferred tools and the todo list."""
+    state_dir = project_root / ".axon"
+    if cont and resume is not None:
+        raise UsageError("give either --continue or --resume, not both")
+    session_id: str | None = None
+    if cont:
+        session_id = latest_session_id(state_dir)
+        if session_id is None:
+            raise UsageError("no earlier session in this project to continue (see `axon sessions`)")
+    elif resume is not None:
+        if not resume.strip():
+            raise UsageError("--resume needs a session id here (see `axon sessions`)")
+        session_id = resolve_session_id(state_dir, resume)
+    if session_id is None:
+        return build_runtime(loaded, project_root, approver)
+    try:
+        resumed = load_transcript(sessions_dir(state_dir) / f"{session_id}.jsonl")
+    except OSError as e:
+        raise UsageError(f"cannot read session {session_id}: {e.strerror or e}") from None
+    rt = build_runtime(loaded, project_root, approver, session_id=session_id, messages=resumed.messages,
+                       resumed=resumed)
+    if resumed.mode and not loaded.source("mode").startswith("flag") and hasattr(rt.policy, "set_mode"):
+        rt.policy.set_mode(resumed.mode)
+    if resumed.activated:
+        rt.registry.activate(resumed.activated)
+    if resumed.todos is not None:
+        rt.ctx.extra["todos"] = resumed.todos
+    if rt.session is not None:
+        rt.session.seed(rt.agent.messages, resumed.indexes)
+    return rt

@@ -1,33 +1,299 @@
-"""Session transcripts: ``.axon/sessions/<id>.jsonl``, one masked message a line, appended as it happens."""
+"""Session transcripts: ``.axon/sessions/<id>.jsonl``, appended line by line as the session happens.
+
+Line format (one JSON object a line, masked):
+
+- a message: the chat message itself (``{"role": ..., ...}``), in the order it joined the history;
+- a meta line: ``{"type": "meta", "kind": ..., ...}`` — ``session`` (header), ``turn`` (a user turn
+  begins; checkpoints hang off its number), ``usage`` (one model request's tokens), ``mode``,
+  ``tools`` (activated deferred tools), ``todos``, ``system`` (the system prompt was refreshed),
+  ``compaction`` (the history the model sees from here on: ints refer to earlier message lines,
+  objects are new messages such as elision notes and summaries).
+
+Every line is written whole with one ``write`` call, so a SIGKILL loses at most the line in flight;
+a partial or corrupt line is skipped on load. The transcript keeps the full history; compaction only
+changes the *view* that resuming restores.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import time
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from axon_cli.errors import UsageError
 from axon_cli.state import ensure_state_dir
 from axon_cli.tools.masking import mask
 
-__all__ = ["Transcript", "new_session_id"]
+__all__ = [
+    "Transcript", "LoadedTranscript", "SessionInfo", "new_session_id", "load_transcript",
+    "list_sessions", "latest_session_id", "resolve_session_id", "sessions_table", "repair_tool_pairs",
+    "mask_value", "sessions_dir", "INTERRUPTED_RESULT",
+]
+
+META_PREFIX = '{"type": "meta"'
+INTERRUPTED_RESULT = "Error: interrupted (the session ended before this call finished)"
 
 
 def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
+def sessions_dir(state_dir: Path) -> Path:
+    return state_dir / "sessions"
+
+
+def mask_value(value: Any) -> Any:
+    """Mask every string inside a JSON-like value (masking the JSON text could break its escapes)."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {k: mask_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_value(v) for v in value]
+    return value
+
+
 class Transcript:
-    def __init__(self, state_dir: Path, session_id: str) -> None:
+    """Appends lines to one session file. Nothing is written before the first user message, so a
+    session that was opened and closed without a prompt leaves no file behind."""
+
+    def __init__(self, state_dir: Path, session_id: str, *, exists: bool = False) -> None:
         self.state_dir = state_dir
         self.session_id = session_id
-        self.path = state_dir / "sessions" / f"{session_id}.jsonl"
+        self.path = sessions_dir(state_dir) / f"{session_id}.jsonl"
+        self.message_count = 0            # message lines so far (their indexes in compaction views)
+        self._pending: list[str] | None = None if exists else []
 
-    def append(self, message: dict[str, Any]) -> None:
+    def append(self, message: dict[str, Any]) -> int:
+        """Write one message; returns its index among the session's message lines."""
+        if self._pending is not None and message.get("role") == "user":
+            pending, self._pending = self._pending, None
+            self._write(pending + [json.dumps(mask_value(message), ensure_ascii=False)])
+        else:
+            self._write([json.dumps(mask_value(message), ensure_ascii=False)])
+        self.message_count += 1
+        return self.message_count - 1
+
+    def meta(self, kind: str, **data: Any) -> None:
+        line = {"type": "meta", "kind": kind, **data}
+        self._write([json.dumps(mask_value(line), ensure_ascii=False)])
+
+    def _write(self, lines: list[str]) -> None:
+        if self._pending is not None:
+            self._pending.extend(lines)
+            return
+        if not lines:
+            return
         ensure_state_dir(self.state_dir)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = mask(json.dumps(message, ensure_ascii=False))
-        with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
+        data = ("\n".join(lines) + "\n").encode("utf-8")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+
+@dataclass
+class LoadedTranscript:
+    messages: list[dict[str, Any]]          # the view to resume with (compactions applied, pairs repaired)
+    message_count: int = 0                  # message lines in the file
+    turns: int = 0
+    mode: str | None = None
+    activated: list[str] = field(default_factory=list)
+    todos: list[dict[str, Any]] | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    started: str = ""
+    first_prompt: str = ""
+    skipped_lines: int = 0
+    indexes: dict[int, int] = field(default_factory=dict)   # id(message) -> its line index
+
+
+def load_transcript(path: Path) -> LoadedTranscript:
+    """Read a transcript; partial or corrupt lines (a crash mid-write) are skipped."""
+    all_messages: list[dict[str, Any]] = []
+    view: list[dict[str, Any]] = []
+    out = LoadedTranscript(messages=view)
+    with open(path, "rb") as fh:
+        raw_lines = fh.read().decode("utf-8", "replace").split("\n")
+    decode = json.JSONDecoder().decode
+    for raw in raw_lines:
+        if not raw.strip():
+            continue
+        try:
+            obj = decode(raw)
+        except ValueError:
+            out.skipped_lines += 1
+            continue
+        if not isinstance(obj, dict):
+            out.skipped_lines += 1
+        elif obj.get("type") == "meta":
+            view = _apply_meta(obj, out, all_messages, view)
+        elif "role" in obj:
+            all_messages.append(obj)
+            view.append(obj)
+            if not out.first_prompt and obj["role"] == "user" and isinstance(obj.get("content"), str):
+                out.first_prompt = obj["content"]
+    out.messages = repair_tool_pairs(view)
+    out.message_count = len(all_messages)
+    in_view = {id(m) for m in out.messages}
+    out.indexes = {id(m): i for i, m in enumerate(all_messages) if id(m) in in_view}
+    return out
+
+
+def _apply_meta(obj: dict[str, Any], out: LoadedTranscript, all_messages: list[dict[str, Any]],
+                view: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    kind = obj.get("kind")
+    if kind == "session":
+        out.started = str(obj.get("started", ""))
+    elif kind == "turn":
+        out.turns = max(out.turns, int(obj.get("n", out.turns + 1)))
+    elif kind == "usage":
+        out.prompt_tokens += int(obj.get("prompt_tokens", 0))
+        out.completion_tokens += int(obj.get("completion_tokens", 0))
+    elif kind == "mode":
+        out.mode = str(obj.get("mode"))
+    elif kind == "tools":
+        out.activated = [str(n) for n in obj.get("activated", [])]
+    elif kind == "todos":
+        out.todos = list(obj.get("todos") or [])
+    elif kind == "system" and view and view[0].get("role") == "system":
+        view = [{"role": "system", "content": str(obj.get("content", ""))}, *view[1:]]
+    elif kind == "compaction" and isinstance(obj.get("view"), list):
+        new_view: list[dict[str, Any]] = []
+        for item in obj["view"]:
+            if isinstance(item, int) and 0 <= item < len(all_messages):
+                new_view.append(all_messages[item])
+            elif isinstance(item, dict):
+                new_view.append(item)
+        view = new_view
+    return view
+
+
+def repair_tool_pairs(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every assistant tool call answered exactly once, right after it; stray tool results dropped.
+
+    A session killed while tools ran has calls without results: they get an "interrupted" answer,
+    so the resumed history is one the API accepts.
+    """
+    out: list[dict[str, Any]] = []
+    open_ids: list[str] = []
+
+    def close_open() -> None:
+        for call_id in open_ids:
+            out.append({"role": "tool", "tool_call_id": call_id, "content": INTERRUPTED_RESULT})
+        open_ids.clear()
+
+    for msg in messages:
+        role = msg.get("role")
+        if role == "tool":
+            call_id = msg.get("tool_call_id")
+            if call_id in open_ids:
+                open_ids.remove(call_id)
+                out.append(msg)
+            continue
+        close_open()
+        out.append(msg)
+        if role == "assistant":
+            open_ids.extend(str(c.get("id")) for c in msg.get("tool_calls") or [] if isinstance(c, dict))
+    close_open()
+    return out
+
+
+@dataclass
+class SessionInfo:
+    id: str
+    started: str
+    first_prompt: str
+    turns: int
+    tokens: int
+    path: Path
+
+
+def _scan(path: Path) -> SessionInfo | None:
+    """The listing facts of one session, reading only meta lines and its first user message."""
+    started, first_prompt, turns, tokens = "", "", 0, 0
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith(META_PREFIX):
+                    try:
+                        obj = json.loads(line)
+                    except ValueError:
+                        continue
+                    kind = obj.get("kind")
+                    if kind == "session":
+                        started = str(obj.get("started", ""))
+                    elif kind == "turn":
+                        turns += 1
+                    elif kind == "usage":
+                        tokens += int(obj.get("prompt_tokens", 0)) + int(obj.get("completion_tokens", 0))
+                elif not first_prompt and line.startswith('{"role": "user"'):
+                    try:
+                        content = json.loads(line).get("content")
+                    except ValueError:
+                        continue
+                    first_prompt = content if isinstance(content, str) else ""
+    except OSError:
+        return None
+    if not first_prompt and not turns:
+        return None
+    if not started:
+        started = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(path.stat().st_mtime))
+    return SessionInfo(path.stem, started, first_prompt, turns, tokens, path)
+
+
+def list_sessions(state_dir: Path) -> list[SessionInfo]:
+    """This project's sessions, most recently active first."""
+    folder = sessions_dir(state_dir)
+    if not folder.is_dir():
+        return []
+    paths = sorted(folder.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    return [info for p in paths if (info := _scan(p)) is not None]
+
+
+def latest_session_id(state_dir: Path) -> str | None:
+    folder = sessions_dir(state_dir)
+    if not folder.is_dir():
+        return None
+    paths = sorted(folder.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    for p in paths:
+        if _scan(p) is not None:
+            return p.stem
+    return None
+
+
+def resolve_session_id(state_dir: Path, wanted: str) -> str:
+    """A full id or a unique prefix of one; a UsageError otherwise."""
+    wanted = wanted.strip()
+    folder = sessions_dir(state_dir)
+    names = sorted(p.stem for p in folder.glob("*.jsonl")) if folder.is_dir() else []
+    if wanted in names:
+        return wanted
+    matches = [n for n in names if wanted and n.startswith(wanted)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise UsageError(f"session id '{wanted}' is ambiguous ({len(matches)} sessions match); "
+                         "give more of it (see `axon sessions`)")
+    raise UsageError(f"no session '{wanted}' in this project (see `axon sessions`)")
+
+
+def sessions_table(state_dir: Path) -> str:
+    """The text of ``axon sessions``: id, date, first prompt, turns, tokens."""
+    infos = list_sessions(state_dir)
+    if not infos:
+        return "no sessions yet in this project"
+    rows = [("ID", "DATE", "TURNS", "TOKENS", "FIRST PROMPT")]
+    for s in infos:
+        prompt = " ".join(s.first_prompt.split())
+        prompt = prompt if len(prompt) <= 60 else prompt[:59] + "…"
+        rows.append((s.id, s.started[:16].replace("T", " "), str(s.turns), f"{s.tokens:,}", prompt))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return "\n".join(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  "
+                     f"{r[3]:>{widths[3]}}  {r[4]}".rstrip() for r in rows)

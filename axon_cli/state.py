@@ -8,16 +8,19 @@ from pathlib import Path
 
 __all__ = ["ensure_state_dir", "atomic_write", "find_project_root", "GITIGNORE"]
 
-GITIGNORE = "# axon state: ignored except the shared settings\n*\n!.gitignore\n!config.toml\n!permissions.toml\n"
+GITIGNORE = ("# Written by axon: its state stays out of git, except the shared settings.\n"
+             "*\n!/config.toml\n!/permissions.toml\n")
 
 
 def ensure_state_dir(state_dir: Path) -> Path:
-    """Create ``.axon/`` (and its .gitignore) if needed; returns it."""
+    """Create ``.axon/`` and, the first time, ``.axon/.gitignore`` (which ignores itself and all of
+    ``.axon/`` but ``config.toml`` and ``permissions.toml``, so ``git status`` stays clean); returns it.
+    An existing ``.gitignore`` is left as the user made it."""
     state_dir.mkdir(parents=True, exist_ok=True)
     ignore = state_dir / ".gitignore"
     if not ignore.exists():
         try:
-            atomic_write(ignore, GITIGNORE.encode())
+            atomic_write(ignore, GITIGNORE.encode(), mode=0o644)
         except OSError:
             pass
     return state_dir

@@ -149,7 +149,8 @@ class ScriptedServer:
                 if reply.hang:
                     time.sleep(reply.hang)
                 if reply.status != 200:
-                    self._send_json(reply.status, json.dumps(reply.error_body or {}), reply.headers)
+                    raw = reply.error_body if isinstance(reply.error_body, str) else json.dumps(reply.error_body or {})
+                    self._send_json(reply.status, raw, reply.headers)   # a str body is sent as is
                     return
                 if body.get("stream"):
                     self._stream(reply, body)

@@ -1,16 +1,39 @@
-"""The audit log: one JSON line per tool call in ``.axon/audit.jsonl``."""
+"""The audit log: one JSON line per tool call in ``.axon/audit.jsonl``.
+
+Fields: ``time`` (UTC, ISO 8601 with milliseconds), ``session_id``, ``call_id``, ``tool``, ``input``
+(already masked by dispatch; long strings shortened), ``decision`` (allow | deny | n/a when the
+call failed before the permission check), ``decided_by``, ``duration_ms``, ``result_chars``,
+``truncated``, ``error`` (null on success). Each line is one ``write`` on an ``O_APPEND`` file, so
+lines from concurrent calls or processes never interleave. A failing log never fails a call.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 import threading
-import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from axon_cli.state import ensure_state_dir
 
-__all__ = ["AuditLog"]
+__all__ = ["AuditLog", "MAX_INPUT_STRING", "shorten"]
+
+log = logging.getLogger("axon.audit")
+MAX_INPUT_STRING = 2000     # longer string values in the logged input are cut (the log stays small)
+
+
+def shorten(value: Any, limit: int = MAX_INPUT_STRING) -> Any:
+    """``value`` with every string longer than ``limit`` cut, noting the original length."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else f"{value[:limit]}…[{len(value)} chars]"
+    if isinstance(value, dict):
+        return {str(k): shorten(v, limit) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [shorten(v, limit) for v in value]
+    return value
 
 
 class AuditLog:
@@ -19,20 +42,40 @@ class AuditLog:
         self._state_dir = state_dir
         self._session_id = session_id
         self._lock = threading.Lock()
+        self._warned = False
 
     def write(self, *, tool: str, call_id: str, input: Any, decision: str, decided_by: str,
               duration_ms: int, result_chars: int, truncated: bool, error: str | None) -> None:
         record = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "session_id": self._session_id,
-            "call_id": call_id, "tool": tool, "input": input, "decision": decision,
-            "decided_by": decided_by, "duration_ms": duration_ms, "result_chars": result_chars,
-            "truncated": truncated, "error": error,
+            "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            "session_id": self._session_id, "call_id": call_id, "tool": tool, "input": shorten(input),
+            "decision": decision, "decided_by": decided_by, "duration_ms": duration_ms,
+            "result_chars": result_chars, "truncated": truncated, "error": error,
         }
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8", "replace")
         with self._lock:
             try:
                 ensure_state_dir(self._state_dir)
-                with open(self.path, "a", encoding="utf-8") as fh:
-                    fh.write(line)
-            except OSError:
-                pass
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    os.write(fd, line)
+                finally:
+                    os.close(fd)
+            except OSError as e:
+                if not self._warned:
+                    self._warned = True
+                    log.warning("cannot write the audit log %s: %s", self.path, e)
+
+    def read(self) -> list[dict[str, Any]]:
+        """Every record (for tests and ``axon`` commands); unreadable lines are skipped."""
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        records = []
+        for line in lines:
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                continue
+        return records

@@ -19,8 +19,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from axon_cli.events import (
-    ApprovalAnswer, ApprovalRequest, ApprovalRequested, Approver, DenyApprover, EventSink,
-    PermissionDecision, ToolCallBegin, ToolCallEnd,
+    ApprovalAnswer,
+    ApprovalRequest,
+    ApprovalRequested,
+    Approver,
+    DenyApprover,
+    EventSink,
+    PermissionDecision,
+    ToolCallBegin,
+    ToolCallEnd,
 )
 from axon_cli.permissions.base import AllowAll, Decision, PermissionPolicy
 from axon_cli.tools.audit import AuditLog
@@ -74,12 +81,44 @@ class Prepared:
             return False
 
 
-def format_validation_error(tool: str, err: ValidationError) -> str:
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array",
+               dict: "object", type(None): "null"}
+
+
+def _schema_at(schema: dict[str, Any] | None, loc: tuple[Any, ...]) -> dict[str, Any]:
+    node: Any = schema or {}
+    for part in loc:
+        node = (node.get("items") if isinstance(part, int) else node.get("properties", {}).get(part)) or {}
+    return node if isinstance(node, dict) else {}
+
+
+def _expected(e: Any, schema: dict[str, Any] | None) -> str:
+    """What was expected of a missing field, or what was sent instead of a valid value."""
+    if not e["loc"] or e["type"] in ("value_error", "assertion_error"):   # its own message says it all
+        return ""
+    if e["type"] == "missing":
+        node = _schema_at(schema, tuple(e["loc"]))
+        kind = "one of " + ", ".join(map(repr, node["enum"])) if "enum" in node else node.get("type", "")
+        return f" (expected {kind})" if kind else ""
+    given = e.get("input")
+    shown = repr(given) if len(repr(given)) <= 40 else repr(given)[:37] + "..."
+    return f" (got {_JSON_TYPES.get(type(given), type(given).__name__)} {shown})"
+
+
+def format_validation_error(tool: str, err: ValidationError, schema: dict[str, Any] | None = None,
+                            args: dict[str, Any] | None = None) -> str:
+    """One line per bad field with what was expected or got; unexpected argument names too."""
     lines = []
     for e in err.errors():
         loc = ".".join(str(p) for p in e["loc"]) or "(arguments)"
-        lines.append(f"  - {loc}: {e['msg']}")
-    n = len(lines)
+        lines.append(f"  - {loc}: {e['msg']}{_expected(e, schema)}")
+    if schema is not None and args and not schema.get("additionalProperties"):
+        unknown = [k for k in args if k not in schema.get("properties", {})]
+        if unknown:
+            lines.append(f"  - unexpected argument{'s' if len(unknown) != 1 else ''} "
+                         f"{', '.join(map(repr, unknown))}; the parameters are: "
+                         f"{', '.join(schema.get('properties', {}))}")
+    n = len(err.errors())
     return (f"Error: {n} validation error{'s' if n != 1 else ''} in the arguments of {tool}:\n"
             + "\n".join(lines) + "\nFix the arguments and try again.")
 
@@ -125,7 +164,7 @@ class Dispatcher:
             tool_input = spec.input_model.model_validate(args)
         except ValidationError as e:
             self._begin(call, args, "")
-            return self._fail(call, started, format_validation_error(spec.name, e), args)
+            return self._fail(call, started, format_validation_error(spec.name, e, spec.json_schema(), args), args)
         self._begin(call, args, self._describe(spec, tool_input))
         decision = self._permission(call, spec, tool_input, args)
         if decision.behavior != "allow":

@@ -1,17 +1,37 @@
-"""Output governance: head+tail truncation with the full text spilled to a file."""
+"""Output governance: head+tail truncation, with the full output spilled under ``.axon/tool-results/``.
+
+Budget semantics: a result longer than ``limit`` becomes a body of at most ``limit`` characters —
+a head, the marker ``[… N chars truncated …]`` (N = exactly what was left out) and a tail that gets
+most of the budget (exit codes, test summaries and errors are at the end) — followed by a note of
+at most ``NOTE_MAX`` characters naming the spill file and how to page through it with read_file.
+
+``StreamCapture`` does the same for output that arrives in pieces (a running command): it masks
+line-wise, streams everything to the spill file once the budget is exceeded, and keeps only a
+head and a tail window in memory.
+"""
 
 from __future__ import annotations
 
+import codecs
+import os
+import re
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
-from axon_cli.state import ensure_state_dir
+from axon_cli.state import atomic_write, ensure_state_dir
+from axon_cli.tools.masking import safe_boundary
 
-__all__ = ["Governed", "govern", "truncate_middle"]
+__all__ = ["Governed", "govern", "truncate_middle", "head_tail", "marker", "spill_file_path",
+           "StreamCapture", "HEAD_SHARE", "NOTE_MAX"]
 
-HEAD_SHARE = 0.25   # most of the budget goes to the tail: exit codes, summaries and errors live there
+HEAD_SHARE = 0.25       # of the budget; the rest goes to the tail
+NOTE_MAX = 400          # the note after a truncated body is at most this long
+_SNAP = 0.2             # cut at a line boundary when one lies within this share of a window's edge
+_PENDING_MAX = 1 << 20  # a line longer than this is masked in pieces
 
 
 @dataclass
@@ -21,29 +41,146 @@ class Governed:
     spill_path: str | None
 
 
+def marker(cut: int) -> str:
+    return f"[… {cut} chars truncated …]"
+
+
+def head_tail(head: str, tail: str, total: int, limit: int) -> str:
+    """The body for a text of ``total`` chars (> ``limit``) whose prefix is ``head`` and suffix ``tail``.
+
+    At most ``limit`` chars: head, marker, tail (the larger part), cut at line boundaries nearby.
+    """
+    return _head_tail(head, tail, total, limit)[0]
+
+
+def _head_tail(head: str, tail: str, total: int, limit: int) -> tuple[str, int]:
+    reserved = len(marker(total)) + 2            # the marker with the most digits, two newlines
+    room = limit - reserved
+    if room < 2:
+        kept = tail[-limit:] if limit > 0 else ""
+        return kept, total - len(kept)
+    head_n = int(room * HEAD_SHARE)
+    tail_n = room - head_n
+    h, t = head[:head_n], tail[-tail_n:]
+    nl = h.rfind("\n")
+    if nl >= 0 and len(h) - nl - 1 <= head_n * _SNAP:
+        h = h[:nl + 1]
+    nl = t.find("\n")
+    if 0 <= nl < tail_n * _SNAP:
+        t = t[nl + 1:]
+    cut = total - len(h) - len(t)
+    sep = "" if not h or h.endswith("\n") else "\n"
+    return f"{h}{sep}{marker(cut)}\n{t}", cut
+
+
 def truncate_middle(text: str, limit: int) -> tuple[str, int]:
-    """Keep a head and a (larger) tail of ``text`` within about ``limit`` chars."""
+    """``text`` cut to at most ``limit`` chars (head + marker + tail); returns it and the chars cut."""
     if len(text) <= limit:
         return text, 0
-    head_n = int(limit * HEAD_SHARE)
-    tail_n = limit - head_n
-    cut = len(text) - head_n - tail_n
-    return f"{text[:head_n]}\n[… {cut} chars truncated …]\n{text[-tail_n:]}", cut
+    return _head_tail(text, text, len(text), limit)
+
+
+def spill_file_path(state_dir: Path, tool: str) -> Path:
+    """A fresh file under ``.axon/tool-results/`` (created with ``.axon/.gitignore`` if needed)."""
+    spill_dir = ensure_state_dir(state_dir) / "tool-results"
+    spill_dir.mkdir(parents=True, exist_ok=True)
+    safe = re.sub(r"[^\w.-]+", "_", tool)[:60] or "tool"
+    return spill_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{safe}-{uuid.uuid4().hex[:8]}.txt"
+
+
+def _shown_path(path: str, state_dir: Path) -> str:
+    try:
+        return str(Path(path).relative_to(state_dir.parent))
+    except ValueError:
+        return path
+
+
+def _note(path: str, size: str, state_dir: Path) -> str:
+    shown = _shown_path(path, state_dir)
+    if len(shown) > 200:
+        shown = path if len(path) <= 200 else "…" + path[-199:]
+    return (f"\n[full output ({size}) saved to {shown}; page through it with "
+            f"read_file(path=\"{shown}\", offset=LINE, limit=LINES)]")
 
 
 def govern(text: str, limit: int, state_dir: Path, tool: str, spill_path: str | None = None) -> Governed:
-    """Truncate ``text`` to ``limit``; when cut, the full text is (or already was) spilled to a file."""
-    if len(text) <= limit:
-        return Governed(text, False, spill_path)
-    if spill_path is None:
-        spill_dir = ensure_state_dir(state_dir) / "tool-results"
-        spill_dir.mkdir(parents=True, exist_ok=True)
-        path = spill_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{tool}-{uuid.uuid4().hex[:8]}.txt"
-        path.write_text(text, encoding="utf-8")
-        spill_path = str(path)
-    body, _ = truncate_middle(text, limit)
-    note = (
-        f"\n[full output ({len(text)} chars) saved to {spill_path}; "
-        f"page through it with read_file(path, offset, limit)]"
-    )
-    return Governed(body + note, True, spill_path)
+    """Fit ``text`` into ``limit`` chars plus a note. A handler that set ``spill_path`` has already
+    saved its full output there (and cut ``text`` itself): the result then counts as truncated."""
+    if spill_path is None and len(text) <= limit:
+        return Governed(text, False, None)
+    body = text if len(text) <= limit else truncate_middle(text, limit)[0]
+    if spill_path is not None:
+        try:
+            size = f"{os.path.getsize(spill_path)} bytes"
+        except OSError:
+            size = "size unknown"
+        return Governed(body + _note(spill_path, size, state_dir), True, spill_path)
+    try:
+        path = spill_file_path(state_dir, tool)
+        atomic_write(path, text.encode("utf-8", "replace"))
+    except OSError as e:
+        return Governed(body + f"\n[the full output ({len(text)} chars) could not be saved: {e.strerror}]",
+                        True, None)
+    return Governed(body + _note(str(path), f"{len(text)} chars", state_dir), True, str(path))
+
+
+class StreamCapture:
+    """Output arriving in pieces: masked line-wise, bounded in memory, spilled once over ``limit``.
+
+    Everything kept (head and tail windows, the spill file) is masked text. A secret split across
+    a line longer than 1 MB may escape masking; PEM key blocks are held back until they end.
+    """
+
+    def __init__(self, limit: int, state_dir: Path, tool: str, mask: Callable[[str], str]) -> None:
+        self.limit = limit
+        self.total = 0                  # masked chars seen
+        self.spill_path: str | None = None
+        self._state_dir, self._tool, self._mask = state_dir, tool, mask
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._pending = ""
+        self._head = ""
+        self._tail = ""
+        self._file: IO[str] | None = None
+
+    def feed(self, data: bytes) -> None:
+        self._pending += self._decoder.decode(data)
+        n = safe_boundary(self._pending)
+        if n == 0 and len(self._pending) > _PENDING_MAX:
+            n = len(self._pending)
+        if n:
+            chunk, self._pending = self._pending[:n], self._pending[n:]
+            self._add(self._mask(chunk))
+
+    def close(self) -> None:
+        """Flush what is pending and close the spill file (idempotent)."""
+        self._pending += self._decoder.decode(b"", final=True)
+        if self._pending:
+            chunk, self._pending = self._pending, ""
+            self._add(self._mask(chunk))
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def text(self, limit: int | None = None) -> str:
+        """All of the output if it fits ``limit`` (default: the capture's), else head + marker + tail."""
+        limit = self.limit if limit is None else min(limit, self.limit)
+        if self.total <= limit:
+            return self._head[:self.total]
+        return head_tail(self._head, self._tail, self.total, limit)
+
+    def _add(self, s: str) -> None:
+        if not s:
+            return
+        if self._file is None and self.total + len(s) > self.limit:
+            path = spill_file_path(self._state_dir, self._tool)
+            self._file = open(path, "w", encoding="utf-8", errors="replace")  # noqa: SIM115
+            self.spill_path = str(path)
+            self._file.write(self._head)   # everything so far is still in the head window
+        if self._file is not None:
+            self._file.write(s)
+        self.total += len(s)
+        if len(self._head) < self.limit:
+            self._head += s[:self.limit - len(self._head)]
+        self._tail += s
+        if len(self._tail) > 2 * self.limit:
+            self._tail = self._tail[-self.limit:]

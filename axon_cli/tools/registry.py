@@ -6,6 +6,7 @@ Adding a built-in tool is one module in ``axon_cli/tools/builtin/`` that defines
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 import threading
@@ -84,8 +85,8 @@ class ToolRegistry:
     def demote(self, names: Iterable[str]) -> None:
         """Make tools deferred (used by compact prompt profiles)."""
         for name in names:
-            if name in self._specs:
-                self._specs[name].deferred = True
+            if name in self._specs:   # a copy: the module-level spec is shared by every registry
+                self._specs[name] = dataclasses.replace(self._specs[name], deferred=True)
 
     def openai_tools(self) -> list[dict[str, Any]]:
         return [s.openai_tool() for s in self.active()]

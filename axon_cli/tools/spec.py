@@ -154,6 +154,7 @@ class ToolSpec(Generic[InputT]):
     timeout: float | None = None      # seconds; None = no limit imposed by dispatch
     short_description: str = ""       # one line, for deferred listings and compact prompts
     source: str = "builtin"           # "builtin" or "mcp:<server>"
+    schema_override: dict[str, Any] | None = None   # a JSON schema used as is (MCP tools)
 
     def concurrency_safe(self, tool_input: InputT) -> bool:
         fn = self.is_concurrency_safe or self.is_read_only
@@ -172,6 +173,8 @@ class ToolSpec(Generic[InputT]):
     def json_schema(self) -> dict[str, Any]:
         from axon_cli.tools.schema import model_schema
 
+        if self.schema_override is not None:
+            return self.schema_override
         return model_schema(self.input_model)
 
     def openai_tool(self) -> dict[str, Any]:

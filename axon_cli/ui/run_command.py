@@ -8,7 +8,7 @@ from pathlib import Path
 
 from axon_cli.config import LoadedSettings
 from axon_cli.events import AutoApprover, DenyApprover, SessionStarted
-from axon_cli.runtime import build_runtime
+from axon_cli.runtime import open_session
 from axon_cli.ui.headless import StreamJson, TextProgress, json_result
 
 __all__ = ["run_task", "EXIT_CODES"]
@@ -17,10 +17,10 @@ EXIT_CODES = {"final": 0, "error": 1, "max_turns": 3, "interrupted": 130}
 
 
 def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool, max_turns: int | None,
-             output_format: str) -> int:
+             output_format: str, cont: bool = False, resume: str | None = None) -> int:
     started = time.monotonic()
     approver = AutoApprover() if yes else DenyApprover()
-    rt = build_runtime(loaded, project_root, approver)
+    rt = open_session(loaded, project_root, approver, cont=cont, resume=resume)
     if output_format == "stream-json":
         rt.bus.subscribe(StreamJson())
     elif output_format == "text":
@@ -35,9 +35,11 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     if result.stop_reason == "error":
         sys.stderr.write(f"axon: error: {result.result}\n")
     if output_format == "json":
+        cost = rt.cost_usd()
         sys.stdout.write(json_result(result.result, result.stop_reason != "final", result.num_turns,
                                      rt.session_id, rt.llm.usage.as_dict(),
-                                     int((time.monotonic() - started) * 1000)) + "\n")
+                                     int((time.monotonic() - started) * 1000),
+                                     **({"cost_usd": round(cost, 6)} if cost is not None else {})) + "\n")
     elif output_format == "text":
         if result.stop_reason == "final":
             sys.stdout.write(result.result.rstrip("\n") + "\n")

@@ -1,0 +1,148 @@
+"""Which MCP servers are configured: ``[mcp_servers.NAME]`` in config.toml and the project's ``.mcp.json``.
+
+Both sources are merged; config.toml wins on the same name. ``${VAR}`` and ``${VAR:-default}`` in
+``command``, ``args``, ``env``, ``cwd``, ``url`` and ``headers`` are expanded from axon's environment.
+A broken entry is reported as one line and skipped; it never stops axon.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from axon_cli.config import LoadedSettings, McpServerConfig
+
+__all__ = ["ServerEntry", "load_servers", "read_mcp_json", "expand_vars", "describe_target", "missing_command"]
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# .mcp.json keys other tools write that axon does not need (``type`` is inferred from command/url).
+_IGNORED_KEYS = {"type", "description", "disabled", "autoApprove", "alwaysAllow", "transportType"}
+
+
+@dataclass
+class ServerEntry:
+    name: str
+    config: McpServerConfig
+    source: str                       # the file it came from
+    transport: str = "stdio"          # stdio | http | sse
+
+
+def expand_vars(text: str, env: Mapping[str, str]) -> str:
+    """``${VAR}`` → its value ("" when unset); ``${VAR:-default}`` → the default when unset or empty."""
+    def sub(m: re.Match[str]) -> str:
+        value = env.get(m.group(1), "")
+        return value if value or m.group(2) is None else m.group(2)
+    return _VAR.sub(sub, text)
+
+
+def _expanded(cfg: McpServerConfig, env: Mapping[str, str]) -> McpServerConfig:
+    def x(value: str | None) -> str | None:
+        return None if value is None else expand_vars(value, env)
+    return cfg.model_copy(update={
+        "command": x(cfg.command), "args": [expand_vars(a, env) for a in cfg.args],
+        "env": {k: expand_vars(v, env) for k, v in cfg.env.items()}, "cwd": x(cfg.cwd), "url": x(cfg.url),
+        "headers": {k: expand_vars(v, env) for k, v in cfg.headers.items()},
+    })
+
+
+def _transport(cfg: McpServerConfig, declared: str | None) -> str:
+    if cfg.command:
+        return "stdio"
+    if declared == "sse" or (cfg.url or "").rstrip("/").endswith("/sse"):
+        return "sse"
+    return "http"
+
+
+def _check(name: str, cfg: McpServerConfig, where: str) -> str | None:
+    if bool(cfg.command) == bool(cfg.url):
+        return f"{where}: MCP server '{name}' needs exactly one of 'command' or 'url'"
+    return None
+
+
+def read_mcp_json(path: Path) -> tuple[list[ServerEntry], list[str]]:
+    """The servers of one ``.mcp.json`` and a line for each problem found in it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        return [], [f"{path}: cannot read: {e.strerror}"]
+    except ValueError as e:
+        return [], [f"{path}: invalid JSON: {e}"]
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(servers, dict):
+        return [], [f"{path}: expected an object with an \"mcpServers\" object"]
+    entries: list[ServerEntry] = []
+    problems: list[str] = []
+    for name, raw in servers.items():
+        if not isinstance(raw, dict):
+            problems.append(f"{path}: MCP server '{name}' must be an object")
+            continue
+        declared = raw.get("type") if isinstance(raw.get("type"), str) else None
+        fields = {k: v for k, v in raw.items() if k not in _IGNORED_KEYS}
+        try:
+            cfg = McpServerConfig.model_validate(fields)
+        except ValidationError as e:
+            err = e.errors()[0]
+            key = ".".join(str(p) for p in err["loc"])
+            problems.append(f"{path}: MCP server '{name}': key '{key}': {err['msg'].lower()}")
+            continue
+        problem = _check(name, cfg, str(path))
+        if problem:
+            problems.append(problem)
+            continue
+        entries.append(ServerEntry(name, cfg, str(path), _transport(cfg, declared)))
+    return entries, problems
+
+
+def load_servers(loaded: LoadedSettings, project_root: Path,
+                 env: Mapping[str, str] | None = None) -> tuple[list[ServerEntry], list[str]]:
+    """Every configured server (config.toml wins over .mcp.json on a name) and the problems found."""
+    env = os.environ if env is None else env
+    entries: dict[str, ServerEntry] = {}
+    problems: list[str] = []
+    mcp_json = project_root / ".mcp.json"
+    if mcp_json.is_file():
+        found, problems = read_mcp_json(mcp_json)
+        entries.update((e.name, e) for e in found)
+    source = loaded.source("mcp_servers")
+    for name, cfg in loaded.settings.mcp_servers.items():
+        problem = _check(name, cfg, source)
+        if problem:
+            problems.append(problem)
+            entries.pop(name, None)
+            continue
+        entries[name] = ServerEntry(name, cfg, source, _transport(cfg, None))
+    for entry in entries.values():
+        entry.config = _expanded(entry.config, env)
+        if entry.config.cwd:
+            cwd = Path(entry.config.cwd).expanduser()
+            entry.config.cwd = str(cwd if cwd.is_absolute() else project_root / cwd)
+    return list(entries.values()), problems
+
+
+def describe_target(entry: ServerEntry) -> str:
+    """One line: what runs (the command line) or where it connects (the URL)."""
+    cfg = entry.config
+    if cfg.command:
+        return " ".join([cfg.command, *cfg.args])
+    return f"{entry.transport} {cfg.url}"
+
+
+def missing_command(entry: ServerEntry) -> str | None:
+    """Why a stdio server's command cannot run (not found, not executable), or None if it can."""
+    cfg = entry.config
+    if entry.transport != "stdio" or not cfg.command:
+        return None
+    command = cfg.command
+    if os.sep in command and not os.path.isabs(command) and cfg.cwd:
+        command = os.path.join(cfg.cwd, command)
+    search = cfg.env.get("PATH") or os.environ.get("PATH")
+    if shutil.which(command, path=search) is None:
+        return f"command not found: {cfg.command}"
+    return None

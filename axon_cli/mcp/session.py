@@ -1,0 +1,86 @@
+"""MCP in a running session: start the configured servers, register their tools, report failures.
+
+``start_mcp`` returns at once (servers connect in the background, in parallel);
+``McpSession.wait_and_register`` waits for them (bounded by each server's ``startup_timeout``) and
+registers every listed tool as a deferred ``SERVER__TOOL`` spec. A server that fails becomes one
+``Notice`` line, delivered when the first turn starts (frontends subscribe after the runtime is
+built), and axon carries on without it.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Protocol
+
+from axon_cli.config import LoadedSettings
+from axon_cli.events import Event, EventSink, Notice, TurnStarted
+from axon_cli.mcp.client import McpManager
+from axon_cli.mcp.servers import load_servers
+from axon_cli.mcp.tools import make_spec
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import ToolContext, ToolOutput
+
+__all__ = ["McpSession", "start_mcp"]
+
+
+class Bus(Protocol):
+    def __call__(self, event: Event) -> None: ...
+
+    def subscribe(self, sink: EventSink) -> None: ...
+
+
+class McpSession:
+    def __init__(self, manager: McpManager, registry: ToolRegistry, bus: Bus, problems: list[str]) -> None:
+        self.manager = manager
+        self.registry = registry
+        self.bus = bus
+        self.pending: list[str] = list(problems)
+        self.registered: list[str] = []
+        self._registered_once = False
+        self._lock = threading.Lock()
+        bus.subscribe(self._on_event)
+
+    def wait_and_register(self) -> list[str]:
+        """Wait for the servers, then register the tools of each connected one. Idempotent."""
+        if self._registered_once:
+            return self.registered
+        self._registered_once = True
+        self.manager.wait_ready()
+        for st in self.manager.servers.values():
+            if st.status != "connected":
+                self.pending.append(f"MCP server '{st.name}' failed: {st.error}")
+                continue
+            timeout = st.entry.config.timeout
+            for remote in st.tools:
+                spec = make_spec(st.name, remote, self._call, timeout)
+                if self.registry.get(spec.name) is not None:
+                    self.pending.append(f"MCP tool {remote.name!r} of server '{st.name}' skipped: "
+                                        f"the name {spec.name} is taken")
+                    continue
+                self.registry.register(spec)
+                self.registered.append(spec.name)
+        return self.registered
+
+    def _call(self, server: str, tool: str, arguments: dict[str, Any], timeout: float,
+              ctx: ToolContext) -> ToolOutput:
+        return self.manager.call(server, tool, arguments, timeout=timeout, cancel=ctx.cancel)
+
+    def _on_event(self, event: Event) -> None:
+        if not isinstance(event, TurnStarted):
+            return
+        with self._lock:
+            lines, self.pending = self.pending, []
+        for line in lines:
+            self.bus(Notice(message=line))
+
+    def close(self) -> None:
+        self.manager.close()
+
+
+def start_mcp(loaded: LoadedSettings, project_root: Path, registry: ToolRegistry, bus: Bus) -> McpSession | None:
+    """Start connecting the configured MCP servers; None when there are none (nothing is imported)."""
+    entries, problems = load_servers(loaded, project_root)
+    if not entries and not problems:
+        return None
+    return McpSession(McpManager(entries).start(), registry, bus, problems)

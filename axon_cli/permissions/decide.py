@@ -1,0 +1,137 @@
+"""The pure permission decision: (tool, input, facts, mode, rules, root) → allow | ask | deny.
+
+Precedence: deny rule > ask rule > allow rule > mode. On top of that, two safety floors:
+``read-only`` mode denies every call that is not read-only (rules cannot widen it), and a
+sensitive path is never allowed by a mode alone (only by an allow rule that itself names a
+sensitive path). Paths outside the project ask (``yolo`` excepted). No I/O happens here: paths
+are resolved by the ``resolve`` callable passed in (default: lexical only).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from axon_cli.permissions.base import Decision
+from axon_cli.permissions.paths import PathFacts, Resolver, lexical_resolver, path_facts, sensitive_reason
+from axon_cli.permissions.rules import Rule, RuleSet, path_match
+from axon_cli.permissions.shell_decide import decide_shell
+
+__all__ = ["decide", "Ctx"]
+
+
+class Ctx:
+    """What every decision needs besides the call: mode, rules, where the project and home are."""
+
+    def __init__(self, mode: str, rules: RuleSet, project_root: Path, home: Path,
+                 resolve: Resolver | None = None) -> None:
+        self.mode, self.rules, self.home = mode, rules, str(home)
+        self.resolve = resolve or lexical_resolver(project_root, home)
+        roots = {str(project_root)}
+        if resolve is not None:
+            roots |= set(resolve(str(project_root)))
+        self.roots = tuple(sorted(roots, key=len, reverse=True))
+
+    def facts(self, raw: str, write: bool = False) -> list[PathFacts]:
+        return path_facts(raw, self.resolve, self.roots, write)
+
+    def mode_by(self) -> str:
+        return f"mode {self.mode}"
+
+    def covers(self, rule: Rule, facts: list[PathFacts]) -> bool:
+        if rule.pattern is None:
+            return True
+        return bool(facts) and any(path_match(rule.pattern, f.rel, f.abs, self.home) for f in facts)
+
+
+def decide(tool_name: str, category: str, tool_input: dict[str, Any], read_only: bool, destructive: bool,
+           mode: str, rules: RuleSet, project_root: Path, home: Path, *, paths: list[str] | None = None,
+           source: str = "builtin", resolve: Resolver | None = None) -> Decision:
+    """Decide one call. ``paths`` are the file paths it touches (file tools)."""
+    ctx = Ctx(mode, rules, project_root, home, resolve)
+    if category == "shell":
+        return decide_shell(str(tool_input.get("command", "")), ctx, tool_name)
+    if category in ("read", "edit"):
+        return _decide_files(tool_name, category == "edit" or not read_only, paths or [], destructive, ctx)
+    return _decide_other(tool_name, tool_input, read_only, destructive, source, ctx)
+
+
+def _decide_files(tool: str, write: bool, raw_paths: list[str], destructive: bool, ctx: Ctx) -> Decision:
+    per_path = [ctx.facts(p, write) for p in raw_paths]
+    shown = ", ".join(raw_paths) or "(no path)"
+    subject = f"{tool} {shown}"
+    for action in ("deny", "ask"):
+        for rule in ctx.rules.of(action, tool):   # type: ignore[arg-type]
+            if rule.pattern is None or any(ctx.covers(rule, facts) for facts in per_path):
+                if action == "deny":
+                    return Decision("deny", subject, rule.describe(), destructive)
+                if ctx.mode == "read-only" and write:
+                    return _read_only_deny(subject, destructive)
+                return Decision("ask", f"matches an ask rule ({subject})", rule.describe(), destructive,
+                                _suggest_file(tool, per_path, ctx))
+    if ctx.mode == "read-only" and write:
+        return _read_only_deny(subject, destructive)
+    allow = [r for r in ctx.rules.of("allow", tool)]
+    covering = [next((r for r in allow if ctx.covers(r, facts)), None) for facts in per_path]
+    sensitive = [f.sensitive for facts in per_path for f in facts if f.sensitive]
+    suggested = _suggest_file(tool, per_path, ctx)
+    if per_path and all(covering) or (not per_path and allow):
+        used = [r for r in covering if r] or allow[:1]
+        if not sensitive or all(sensitive_reason(r.pattern or "") for r in used):
+            return Decision("allow", "allowed by a rule", used[0].describe(), destructive)
+    if sensitive:
+        return Decision("ask", f"sensitive path ({sensitive[0]}): never allowed by a mode alone",
+                        ctx.mode_by(), destructive, suggested)
+    outside = [f.abs for facts in per_path for f in facts if f.rel is None]
+    if outside and ctx.mode != "yolo":
+        return Decision("ask", f"outside the project ({outside[0]})", ctx.mode_by(), destructive, suggested)
+    if not write or ctx.mode in ("accept-edits", "yolo"):
+        return Decision("allow", "read-only" if not write else "edit inside the project", ctx.mode_by(),
+                        destructive)
+    return Decision("ask", "changes a file", ctx.mode_by(), destructive, suggested)
+
+
+def _read_only_deny(subject: str, destructive: bool) -> Decision:
+    return Decision("deny", f"{subject} is not read-only", "mode read-only", destructive)
+
+
+def _suggest_file(tool: str, per_path: list[list[PathFacts]], ctx: Ctx) -> str | None:
+    if len(per_path) != 1 or not per_path[0]:
+        return None
+    first = per_path[0][0]
+    if first.rel:
+        return f"{tool}({first.rel})"
+    home = ctx.home.rstrip("/") + "/"
+    return f"{tool}(~/{first.abs[len(home):]})" if first.abs.startswith(home) else f"{tool}({first.abs})"
+
+
+def _input_strings(tool_input: dict[str, Any]) -> list[str]:
+    return [str(v) for v in tool_input.values() if isinstance(v, (str, int, float))]
+
+
+def _decide_other(tool: str, tool_input: dict[str, Any], read_only: bool, destructive: bool, source: str,
+                  ctx: Ctx) -> Decision:
+    from axon_cli.permissions.rules import _bash_regex
+
+    def hits(rule: Rule) -> bool:
+        return rule.pattern is None or any(_bash_regex(rule.pattern).match(s) for s in _input_strings(tool_input))
+
+    mcp = source.startswith("mcp:")
+    for action in ("deny", "ask", "allow"):
+        rule = next((r for r in ctx.rules.of(action, tool) if hits(r)), None)   # type: ignore[arg-type]
+        if rule is None:
+            continue
+        if action == "deny":
+            return Decision("deny", tool, rule.describe(), destructive)
+        if ctx.mode == "read-only" and not read_only:
+            return _read_only_deny(tool, destructive)
+        if action == "ask":
+            return Decision("ask", "matches an ask rule", rule.describe(), destructive, tool)
+        return Decision("allow", "allowed by a rule", rule.describe(), destructive)
+    if ctx.mode == "read-only" and (mcp or not read_only):
+        return _read_only_deny(tool, destructive)
+    if ctx.mode == "yolo" or (read_only and not mcp):
+        return Decision("allow", "read-only" if read_only else "yolo", ctx.mode_by(), destructive)
+    why = f"an MCP tool ({source[4:]})" if mcp else "not read-only"
+    return Decision("ask", why, ctx.mode_by(), destructive, tool)
+

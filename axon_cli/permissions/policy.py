@@ -1,0 +1,116 @@
+"""The runtime permission policy: rules from the files, the mode, and path resolution around ``decide``.
+
+Mode precedence (documented in the README): ``--mode`` flag > ``mode`` in the project's
+``.axon/permissions.toml`` > ``mode`` in the user's ``permissions.toml`` > ``mode`` in config.toml
+(project, then user) > ``default``. ``/mode`` in the REPL calls ``set_mode``.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from axon_cli.errors import ConfigError
+from axon_cli.permissions.base import Decision
+from axon_cli.permissions.decide import decide
+from axon_cli.permissions.paths import fs_resolver
+from axon_cli.permissions.rules import MODES, Rule, RuleSet, load_rules, parse_rule
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from axon_cli.config import LoadedSettings
+    from axon_cli.tools.spec import ToolContext, ToolSpec
+
+__all__ = ["RulePolicy", "load_policy", "decide", "resolve_mode", "PROJECT_FILE"]
+
+PROJECT_FILE = ".axon/permissions.toml"
+HEADER = ("# What axon may do without asking. A rule is tool or tool(pattern); deny > ask > allow > mode.\n")
+
+
+def resolve_mode(loaded: LoadedSettings, rules: RuleSet) -> tuple[str, str]:
+    """The effective mode and where it came from."""
+    source = loaded.source("mode")
+    if source.startswith("flag") or not rules.mode:
+        return loaded.settings.mode, source
+    return rules.mode, rules.mode_source or PROJECT_FILE
+
+
+class RulePolicy:
+    """Checks each call against the rules and the mode; remembers "always allow" answers."""
+
+    def __init__(self, rules: RuleSet, mode: str, project_root: Path, home: Path | None = None,
+                 mode_source: str = "default") -> None:
+        self.rules = rules
+        self._mode = mode
+        self.mode_source = mode_source
+        self.project_root = project_root
+        self.home = home or Path.home()
+        self._lock = threading.Lock()
+
+    @property
+    def mode(self) -> str:
+        return self._mode
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ConfigError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
+        self._mode, self.mode_source = mode, "/mode"
+
+    def rules_with_sources(self) -> list[Rule]:
+        return list(self.rules.rules)
+
+    def check(self, spec: ToolSpec[Any], tool_input: BaseModel, ctx: ToolContext | None = None) -> Decision:
+        category = spec.category
+        paths = list(spec.paths(tool_input)) if category in ("read", "edit") else []
+        return decide(spec.name, category, tool_input.model_dump(), bool(spec.is_read_only(tool_input)),
+                      bool(spec.is_destructive(tool_input)), self._mode, self.rules, self.project_root,
+                      self.home, paths=paths, source=spec.source,
+                      resolve=fs_resolver(self.project_root, self.home))
+
+    def remember(self, rule: str, scope: Literal["session", "project"]) -> str:
+        parsed = parse_rule(rule, "allow", "session" if scope == "session" else PROJECT_FILE)
+        with self._lock:
+            if scope == "project":
+                _append_allow(self.project_root / PROJECT_FILE, parsed.text)
+            if parsed not in self.rules.rules:
+                self.rules.rules.append(parsed)
+        if scope == "project":
+            return f'added the allow rule "{parsed.text}" to {PROJECT_FILE}'
+        return f'allowing "{parsed.text}" for the rest of this session'
+
+
+def _append_allow(path: Path, rule: str) -> None:
+    """Add ``rule`` to the file's allow list, keeping its comments and layout (atomic write)."""
+    import tomlkit
+
+    from axon_cli.state import atomic_write, ensure_state_dir
+
+    ensure_state_dir(path.parent)
+    text = path.read_text(encoding="utf-8") if path.exists() else HEADER
+    try:
+        doc = tomlkit.parse(text)
+    except Exception as e:
+        raise ConfigError(f"{PROJECT_FILE}: invalid TOML: {e}") from None
+    allow = doc.get("allow")
+    if allow is None:
+        doc["allow"] = tomlkit.array()
+        allow = doc["allow"]
+    if not isinstance(allow, list):
+        raise ConfigError(f"{PROJECT_FILE}: 'allow' must be a list of rules")
+    if rule not in [str(x) for x in allow]:
+        allow.append(rule)
+    atomic_write(path, tomlkit.dumps(doc).encode("utf-8"))
+
+
+def load_policy(loaded: LoadedSettings, project_root: Path) -> RulePolicy:
+    """Rules from the user and project permission files, and the effective mode."""
+    from axon_cli.config import user_config_dir
+
+    rules = load_rules(project_root, user_config_dir())
+    mode, source = resolve_mode(loaded, rules)
+    if mode != loaded.settings.mode:
+        loaded.settings.mode = mode   # type: ignore[assignment]
+        loaded.sources["mode"] = source
+    return RulePolicy(rules, mode, project_root, Path.home(), source)

@@ -1,0 +1,151 @@
+"""The pure decision for a shell command, from its analysis, the rules and the mode.
+
+A deny (ask) rule matching any simple command denies (asks for) the whole; file-tool deny/ask
+rules apply to the paths a command names (``read_file(.env)`` denied means ``cat .env`` is too).
+Rules allow a compound command only if every simple command is allowed by a rule or is itself
+read-only and stays inside the project.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from axon_cli.permissions.base import Decision
+from axon_cli.permissions.paths import PathFacts, sensitive_reason
+from axon_cli.permissions.rules import FILE_TOOLS, Rule, bash_match
+from axon_cli.permissions.shell import CommandAnalysis, Unit, analyze
+
+if TYPE_CHECKING:
+    from axon_cli.permissions.decide import Ctx
+
+__all__ = ["decide_shell", "short"]
+
+READ_TOOLS = ("read_file", "list_files", "search_files")
+
+
+def short(command: str, limit: int = 80) -> str:
+    one = " ".join(command.split())
+    return one if len(one) <= limit else one[:limit - 1] + "…"
+
+
+def _forms(argv: list[str]) -> list[list[str]]:
+    base = argv[0].rsplit("/", 1)[-1]
+    return [argv] if base == argv[0] else [argv, [base, *argv[1:]]]
+
+
+def _unit_rule(rules: list[Rule], unit: Unit) -> Rule | None:
+    for rule in rules:
+        if rule.pattern is None or any(bash_match(rule.pattern, f) for f in _forms(unit.argv)):
+            return rule
+    return None
+
+
+class _Facts:
+    def __init__(self, analysis: CommandAnalysis, ctx: Ctx) -> None:
+        self.reads = [[f for p in u.paths for f in ctx.facts(p)] for u in analysis.units]
+        self.writes = [[f for p in u.write_paths for f in ctx.facts(p, True)] for u in analysis.units]
+
+    def all(self) -> list[PathFacts]:
+        return [f for group in self.reads + self.writes for f in group]
+
+
+def _file_rule_hit(action: str, analysis: CommandAnalysis, facts: _Facts, ctx: Ctx) -> tuple[Rule, str] | None:
+    for tool in sorted(FILE_TOOLS):
+        for rule in ctx.rules.of(action, tool):   # type: ignore[arg-type]
+            for unit, reads, writes in zip(analysis.units, facts.reads, facts.writes, strict=True):
+                named = reads + writes if tool in READ_TOOLS or not unit.read_only else writes
+                hit = next((f for f in named if ctx.covers(rule, [f])), None)
+                if hit is not None and rule.pattern is not None:
+                    return rule, hit.raw
+    return None
+
+
+def decide_shell(command: str, ctx: Ctx, tool: str = "bash") -> Decision:
+    a = analyze(command)
+    subject = f'{tool} "{short(command)}"'
+    if not a.parsed:
+        return _unparsed(command, a, ctx, tool, subject)
+    facts = _Facts(a, ctx)
+    destructive = a.destructive
+    for action in ("deny", "ask"):
+        rules = ctx.rules.of(action, tool)   # type: ignore[arg-type]
+        hit = next(((r, u) for u in a.units if u.argv for r in [_unit_rule(rules, u)] if r), None)
+        file_hit = _file_rule_hit(action, a, facts, ctx)
+        if hit is None and file_hit is None:
+            continue
+        rule = hit[0] if hit else file_hit[0]   # type: ignore[index]
+        what = subject if hit else f"{subject} names {file_hit[1]}"   # type: ignore[index]
+        if action == "deny":
+            return Decision("deny", what, rule.describe(), destructive)
+        if ctx.mode == "read-only" and not a.read_only:
+            break
+        return Decision("ask", f"matches an ask rule ({what})", rule.describe(), destructive, _suggest(a.units, tool))
+    if ctx.mode == "read-only" and not a.read_only:
+        return Decision("deny", f"{subject} is not read-only", "mode read-only", destructive)
+    return _allow_or_ask(a, facts, ctx, tool, destructive)
+
+
+def _allow_or_ask(a: CommandAnalysis, facts: _Facts, ctx: Ctx, tool: str, destructive: bool) -> Decision:
+    allow = ctx.rules.of("allow", tool)
+    pending: list[Unit] = []
+    used: list[Rule] = []
+    outside: list[str] = []
+    for unit, reads, writes in zip(a.units, facts.reads, facts.writes, strict=True):
+        out = [f.abs for f in writes if f.rel is None]
+        rule = _unit_rule(allow, unit) if unit.argv else None
+        if rule is None:
+            out += [f.abs for f in reads if f.rel is None]
+        outside += out
+        if rule is not None:
+            used.append(rule)
+            if out:
+                pending.append(unit)
+        elif not (unit.read_only and not writes and not out):
+            pending.append(unit)
+    sensitive = [f.sensitive for f in facts.all() if f.sensitive]
+    suggested = _suggest(pending, tool)
+    if sensitive and not (used and all(_names_sensitive(r) for r in used)):
+        return Decision("ask", f"names a sensitive path ({sensitive[0]}): never allowed by a mode alone",
+                        f"mode {ctx.mode}", destructive, suggested)
+    if not pending:
+        if used:
+            return Decision("allow", "allowed by rules", used[0].describe(), destructive)
+        return Decision("allow", "read-only command", f"mode {ctx.mode}", destructive)
+    if ctx.mode == "yolo":
+        return Decision("allow", "yolo", "mode yolo", destructive)
+    if outside:
+        return Decision("ask", f"outside the project ({outside[0]})", f"mode {ctx.mode}", destructive, suggested)
+    why = "not read-only"
+    if a.destructive_reasons:
+        why += "; destructive: " + ", ".join(a.destructive_reasons)
+    return Decision("ask", why, f"mode {ctx.mode}", destructive, suggested)
+
+
+def _names_sensitive(rule: Rule) -> bool:
+    return rule.pattern is not None and any(sensitive_reason(w) for w in rule.pattern.split())
+
+
+def _suggest(units: list[Unit], tool: str) -> str | None:
+    distinct = {tuple(u.argv) for u in units}
+    if len(distinct) != 1 or not next(iter(distinct)):
+        return None
+    text = " ".join(next(iter(distinct)))
+    if "(" in text or ")" in text or "\n" in text or "*" in text:
+        return None
+    return f"{tool}({text})"
+
+
+def _unparsed(command: str, a: CommandAnalysis, ctx: Ctx, tool: str, subject: str) -> Decision:
+    for action in ("deny", "ask", "allow"):
+        for rule in ctx.rules.of(action, tool):   # type: ignore[arg-type]
+            if rule.pattern is not None and (action == "allow" or not bash_match(rule.pattern, command.split())):
+                continue
+            if action == "deny":
+                return Decision("deny", subject, rule.describe(), True)
+            if ctx.mode != "read-only":
+                return Decision("ask" if action == "ask" else "allow", f"unparseable command ({a.error})", rule.describe(), True)
+    if ctx.mode == "read-only":
+        return Decision("deny", f"{subject} could not be parsed ({a.error})", "mode read-only", True)
+    if ctx.mode == "yolo":
+        return Decision("allow", "yolo", "mode yolo", True)
+    return Decision("ask", f"could not parse the command ({a.error})", f"mode {ctx.mode}", True)

@@ -1,0 +1,194 @@
+"""Tool-call protocols (native | text | auto), prompt profiles, and the nudges for weak replies.
+
+- ``native``: tools go in the request's ``tools`` field; calls come back as ``tool_calls``.
+- ``text``: no ``tools`` field; the system prompt describes the tools and the model writes
+  ``<tool_call>{…}</tool_call>`` blocks (see ``textcalls``). Results go back as one user message of
+  ``<tool_response name="…">…</tool_response>`` blocks; the assistant message in the history is
+  the text as the model wrote it. Unusable tagged calls are reported back as errors.
+- ``auto``: native, but a reply without native calls that holds a well-formed text call for an
+  active tool is treated as that call (a Notice event says so).
+
+Every text call still goes through the Dispatcher (validation, permissions, audit): no shortcut.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from typing import Any
+
+from axon_cli.agent import NativeProtocol, ToolProtocol
+from axon_cli.config import Settings
+from axon_cli.context import load_template
+from axon_cli.events import EventSink, Notice
+from axon_cli.llm import AssistantTurn, LLMClient
+from axon_cli.nudges import NATIVE_HINT, TEXT_HINT
+from axon_cli.textcalls import describe_tools, first_sentence, parse_text_calls
+from axon_cli.tools.dispatch import CallResult, ToolCall
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import ToolSpec
+
+__all__ = ["TextProtocol", "AutoProtocol", "CompactNativeProtocol", "make_protocol", "system_block",
+           "apply_profile", "configure", "compact_tools", "COMPACT_CORE", "TEXT_STOP"]
+
+log = logging.getLogger("axon.protocol")
+COMPACT_CORE = ("read_file", "edit_file", "bash", "tool_search")
+TEXT_STOP = ["<tool_response"]
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
+
+
+def _result_messages(turn: AssistantTurn, results: list[CallResult],
+                     extra: list[str] | None = None) -> list[dict[str, Any]]:
+    """Native results as tool messages; text results (and ``extra`` notes) as one user message."""
+    sources = {c.id: c.source for c in turn.tool_calls}
+    messages: list[dict[str, Any]] = []
+    blocks: list[str] = []
+    for r in results:
+        if sources.get(r.call_id, "native") == "native":
+            messages.append({"role": "tool", "tool_call_id": r.call_id, "content": r.content})
+        else:
+            blocks.append(f'<tool_response name="{r.name}">\n{r.content}\n</tool_response>')
+    blocks.extend(f"<tool_response>\n{e}\n</tool_response>" for e in turn.call_errors)
+    blocks.extend(extra or [])
+    if blocks:
+        messages.append({"role": "user", "content": "\n".join(blocks)})
+    return messages
+
+
+class _TextCalls:
+    """Shared by text and auto: turns text calls into ToolCalls with ids ``text_call_N``."""
+
+    def __init__(self) -> None:
+        self._ids = itertools.count(1)
+
+    def _text_calls(self, turn: AssistantTurn, registry: ToolRegistry) -> tuple[list[ToolCall], list[str]]:
+        parsed = parse_text_calls(turn.content, registry, turn.finish_reason)
+        calls = [ToolCall(id=f"text_call_{next(self._ids)}", name=name, arguments=json.dumps(args),
+                          source="text") for name, args in parsed.calls]
+        return calls, parsed.errors
+
+
+class TextProtocol(_TextCalls):
+    call_hint = TEXT_HINT
+
+    def __init__(self, registry: ToolRegistry, detailed: bool = True) -> None:
+        super().__init__()
+        self._registry = registry
+        self._detailed = detailed
+        self._described: set[str] = set()
+
+    def system_block(self, registry: ToolRegistry) -> str:
+        specs = registry.active()
+        self._described = {s.name for s in specs}
+        if not specs:
+            return ""
+        return load_template("text_tools.md").format(example=_example(specs),
+                                                     tool_list=describe_tools(specs, self._detailed))
+
+    def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:
+        return None
+
+    def extract_calls(self, turn: AssistantTurn, registry: ToolRegistry) -> AssistantTurn:
+        invented = turn.content.find("<tool_response")
+        if invented >= 0:   # the model wrote a result itself: drop it and what follows
+            turn.content = turn.content[:invented].rstrip()
+        calls, errors = self._text_calls(turn, registry)
+        turn.tool_calls = [*turn.tool_calls, *calls]
+        turn.call_errors = errors
+        return turn
+
+    def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]:
+        new = [s for s in self._registry.active() if s.name not in self._described]
+        extra = []
+        if new:
+            self._described.update(s.name for s in new)
+            extra.append("These tools are now available too:\n" + describe_tools(new, self._detailed))
+        return _result_messages(turn, results, extra)
+
+
+class AutoProtocol(_TextCalls):
+    call_hint = NATIVE_HINT
+
+    def __init__(self, emit: EventSink | None = None, compact: bool = False) -> None:
+        super().__init__()
+        self._emit = emit or (lambda _e: None)
+        self._compact = compact
+
+    def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:
+        return (compact_tools(registry) if self._compact else registry.openai_tools()) or None
+
+    def extract_calls(self, turn: AssistantTurn, registry: ToolRegistry) -> AssistantTurn:
+        if turn.tool_calls:
+            return turn
+        calls, _errors = self._text_calls(turn, registry)   # auto never reports malformed text
+        if calls:
+            names = ", ".join(c.name for c in calls)
+            log.debug("treated a text tool call as a call: %s", names)
+            self._emit(Notice(message=f"treated a text tool call as a call ({names})"))
+            turn.tool_calls = calls
+        return turn
+
+    def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]:
+        return _result_messages(turn, results)
+
+
+class CompactNativeProtocol(NativeProtocol):
+    """Native calls with one-line tool and parameter descriptions."""
+
+    def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:
+        return compact_tools(registry) or None
+
+
+def compact_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
+    return [_compact_tool(s) for s in registry.active()]
+
+
+def _compact_tool(spec: ToolSpec[Any]) -> dict[str, Any]:
+    schema = spec.json_schema()
+    schema.pop("additionalProperties", None)
+    for prop in (schema.get("properties") or {}).values():
+        if not isinstance(prop, dict):
+            continue
+        for bound in _BOUNDS:   # dispatch still validates them; the model rarely needs them
+            prop.pop(bound, None)
+        if prop.get("description"):
+            prop["description"] = first_sentence(prop["description"], 80)
+    return {"type": "function",
+            "function": {"name": spec.name, "description": first_sentence(spec.one_line(), 120), "parameters": schema}}
+
+
+def _example(specs: list[ToolSpec[Any]]) -> str:
+    names = [s.name for s in specs]
+    if "read_file" in names:
+        return '{"name": "read_file", "arguments": {"path": "README.md"}}'
+    return json.dumps({"name": names[0], "arguments": {}})
+
+
+def make_protocol(settings: Settings, registry: ToolRegistry, emit: EventSink | None = None) -> ToolProtocol:
+    compact = settings.prompt_profile == "compact"
+    if settings.tool_protocol == "text":
+        return TextProtocol(registry, detailed=not compact)
+    if settings.tool_protocol == "auto":
+        return AutoProtocol(emit, compact=compact)
+    return CompactNativeProtocol() if compact else NativeProtocol()
+
+
+def system_block(protocol: ToolProtocol, registry: ToolRegistry) -> str:
+    """What the protocol adds to the system prompt (the tool list, for the text protocol)."""
+    return protocol.system_block(registry) if isinstance(protocol, TextProtocol) else ""
+
+
+def apply_profile(registry: ToolRegistry, settings: Settings) -> None:
+    """The compact profile keeps only ``COMPACT_CORE`` active; tool_search finds the rest."""
+    if settings.prompt_profile == "compact":
+        registry.demote([n for n in registry.names() if n not in COMPACT_CORE])
+
+
+def configure(settings: Settings, registry: ToolRegistry, llm: LLMClient,
+              emit: EventSink | None = None) -> ToolProtocol:
+    """Apply the prompt profile and pick the protocol (the text one also stops at an invented result)."""
+    apply_profile(registry, settings)
+    if settings.tool_protocol == "text":
+        llm.extra_params["stop"] = list(TEXT_STOP)
+    return make_protocol(settings, registry, emit)

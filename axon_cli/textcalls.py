@@ -1,0 +1,197 @@
+"""Tool calls written as text, for models without (reliable) native function calling.
+
+Two halves: ``describe_tools`` renders the active tools as compact signatures for the system
+prompt, and ``parse_text_calls`` finds the calls a model wrote in its reply:
+
+- ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` (the Hermes/Qwen convention), also
+  ``<tools>…</tools>`` and ``<function_call>…</function_call>`` wrappers, a JSON list inside one,
+  a missing closing tag at the very end, and ``"parameters"`` instead of ``"arguments"``;
+- a bare fenced ```json block holding exactly ``{"name": <active tool>, "arguments": {…}}``.
+
+A tagged block that cannot be used (bad JSON, unknown or inactive tool, cut off by the output
+limit) becomes an error for the model to read; a fenced block that is not exactly a call is just
+code and is left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import ToolSpec
+
+__all__ = ["ParsedCalls", "parse_text_calls", "describe_tools", "type_of", "signature",
+           "first_sentence"]
+
+_TAGS = "tool_call|tools|function_call"
+_CLOSED = re.compile(rf"<({_TAGS})>(.*?)</\1>", re.S)
+_UNCLOSED = re.compile(rf"<({_TAGS})>(.*)\Z", re.S)
+_FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.S)
+_INNER_FENCE = re.compile(r"\A```[a-zA-Z]*\s*\n?(.*?)\n?```\Z", re.S)
+FORMAT_HINT = 'Write each call as <tool_call>{"name": "TOOL", "arguments": {...}}</tool_call>.'
+
+
+@dataclass
+class ParsedCalls:
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)   # (name, arguments)
+    errors: list[str] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)              # where calls were found
+
+
+def parse_text_calls(content: str, registry: ToolRegistry, finish_reason: str | None = None) -> ParsedCalls:
+    """Every text call in ``content``; only active tools with object arguments become calls."""
+    out = ParsedCalls()
+    taken: list[tuple[int, int]] = []
+    for m in _CLOSED.finditer(content):
+        taken.append(m.span())
+        _take_tagged(m.group(2), registry, out)
+    rest = _blank(content, taken)
+    cut = _UNCLOSED.search(rest)
+    if cut:
+        taken.append(cut.span())
+        if finish_reason == "length":
+            out.errors.append("Error: your reply hit the output token limit inside a <tool_call> block, so "
+                              "that call was not run. Send it again, smaller (split a large write into "
+                              "several edits).")
+        else:
+            _take_tagged(cut.group(2), registry, out)
+    for m in _FENCE.finditer(_blank(content, taken)):
+        call = _exact_call(m.group(1), registry)
+        if call is not None:
+            taken.append(m.span())
+            out.calls.append(call)
+    out.spans = sorted(taken)
+    return out
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with the given spans replaced by spaces (offsets stay valid)."""
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
+def _take_tagged(body: str, registry: ToolRegistry, out: ParsedCalls) -> None:
+    body = body.strip()
+    fenced = _INNER_FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    shown = body if len(body) <= 200 else body[:200] + "…"
+    try:
+        data = _loads_lenient(body)
+    except ValueError as e:
+        out.errors.append(f"Error: this tool call is not valid JSON ({e}): {shown}\n{FORMAT_HINT}")
+        return
+    for item in data if isinstance(data, list) else [data]:
+        checked = _check_item(item, registry, shown)
+        if isinstance(checked, str):
+            out.errors.append(checked)
+        else:
+            out.calls.append(checked)
+
+
+def _loads_lenient(body: str) -> Any:
+    """JSON, or the first JSON value in ``body`` (a model may add a stray brace or a comment)."""
+    try:
+        return json.loads(body)
+    except ValueError as first:
+        start = min((i for i in (body.find("{"), body.find("[")) if i >= 0), default=-1)
+        if start < 0:
+            raise ValueError(first.args[0].split(":")[0]) from None
+        try:
+            value, _end = json.JSONDecoder().raw_decode(body, start)
+            return value
+        except ValueError as e:
+            raise ValueError(str(e).split(":")[0]) from None
+
+
+def _check_item(item: Any, registry: ToolRegistry, shown: str) -> tuple[str, dict[str, Any]] | str:
+    """A (name, arguments) call, or an error message for the model."""
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        return (f'Error: a tool call must be a JSON object with "name" and "arguments"; nothing was run: '
+                f"{shown}\n{FORMAT_HINT}")
+    name = item["name"]
+    args = item.get("arguments", item.get("parameters", {}))
+    if isinstance(args, str):   # some models send the arguments as a JSON string
+        with contextlib.suppress(ValueError):
+            args = json.loads(args) if args.strip() else {}
+    active = ", ".join(s.name for s in registry.active())
+    if registry.get(name) is None:
+        return f"Error: unknown tool {name!r}; nothing was run. Available tools: {active}."
+    if not registry.is_active(name):
+        return (f"Error: tool {name!r} is not active yet; nothing was run. Call tool_search with a query "
+                f"for it first. Active tools: {active}.")
+    if not isinstance(args, dict):
+        return f'Error: the "arguments" of {name} must be a JSON object; nothing was run. {FORMAT_HINT}'
+    return name, args
+
+
+def _exact_call(body: str, registry: ToolRegistry) -> tuple[str, dict[str, Any]] | None:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    if (isinstance(data, dict) and set(data) == {"name", "arguments"} and isinstance(data["name"], str)
+            and isinstance(data["arguments"], dict) and registry.is_active(data["name"])):
+        return data["name"], data["arguments"]
+    return None
+
+
+# -- describing tools ------------------------------------------------------------------------------
+def type_of(schema: dict[str, Any]) -> str:
+    """A short type for a JSON schema: string, integer, "a"|"b", array[string], {k: type}."""
+    if "enum" in schema:
+        return "|".join(json.dumps(v) for v in schema["enum"])
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return "|".join(type_of(s) for s in schema[key] if s.get("type") != "null")
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return "|".join(str(k) for k in kind if k != "null")
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array[{type_of(schema['items'])}]"
+    props = schema.get("properties")
+    if kind == "object" and isinstance(props, dict) and props:
+        required = set(schema.get("required", []))
+        inner = ", ".join(f"{k}{'' if k in required else '?'}: {type_of(v)}" for k, v in props.items())
+        return "{" + inner + "}"
+    return str(kind or "any")
+
+
+def signature(spec: ToolSpec[Any]) -> str:
+    schema = spec.json_schema()
+    required = set(schema.get("required", []))
+    params = []
+    for name, prop in (schema.get("properties") or {}).items():
+        text = f"{name}{'' if name in required else '?'}: {type_of(prop)}"
+        default = prop.get("default")
+        if name not in required and (isinstance(default, (bool, int, float)) or default == ""):
+            text += f"={json.dumps(default)}"
+        params.append(text)
+    return f"{spec.name}({', '.join(params)})"
+
+
+def first_sentence(text: str, limit: int) -> str:
+    """The first sentence of ``text``, cut at a word boundary to at most ``limit`` characters."""
+    line = " ".join(text.strip().split())
+    m = re.match(r"(.+?[.;])(\s|$)", line)
+    line = m.group(1) if m else line
+    return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0].rstrip(",;:(") + "…"
+
+
+def describe_tools(specs: list[ToolSpec[Any]], detailed: bool = True) -> str:
+    """One line per tool (signature: what it does); with ``detailed``, a line per described parameter."""
+    lines = []
+    for spec in specs:
+        lines.append(f"- {signature(spec)}: {first_sentence(spec.one_line(), 160)}")
+        if not detailed:
+            continue
+        for name, prop in (spec.json_schema().get("properties") or {}).items():
+            if prop.get("description"):
+                lines.append(f"    {name}: {first_sentence(prop['description'], 100)}")
+    return "\n".join(lines)

@@ -1,0 +1,166 @@
+"""list_files and search_files: gitignore-aware, sorted, capped with a count of what was left out.
+
+ripgrep does the walking and matching when it is available; the pure-Python backend gives the
+same output (see :mod:`axon_cli.tools.ripgrep`). Paths in results are relative to the project root.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from axon_cli.tools.ripgrep import (
+    choose_backend,
+    compile_regex,
+    file_is_binary,
+    grep_python,
+    grep_rg,
+    list_files_rg,
+)
+from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
+from axon_cli.tools.walk import compile_glob, walk_files
+
+__all__ = ["TOOLS", "ListFilesInput", "SearchFilesInput", "list_paths", "search", "MAX_FILES",
+           "MAX_MATCHES"]
+
+MAX_FILES = 400
+MAX_MATCHES = 200
+MAX_MATCH_CHARS = 300
+
+
+class ListFilesInput(BaseModel):
+    path: str = Field(".", description="directory to list, relative to the project root")
+    pattern: str | None = Field(None, description="glob such as **/*.py or src/*.{ts,tsx}; a glob "
+                                "without '/' matches file names at any depth")
+
+
+class SearchFilesInput(BaseModel):
+    pattern: str = Field(description="regular expression (no lookaround or backreferences)")
+    path: str = Field(".", description="directory or file to search, relative to the project root")
+    glob: str | None = Field(None, description="only files matching this glob, e.g. *.py")
+    ignore_case: bool = Field(False, description="case-insensitive match")
+
+
+class _Smallest:
+    """The ``keep`` smallest items seen, plus a count of all of them, in bounded memory."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.items: list[Any] = []
+        self.total = 0
+
+    def add(self, item: Any) -> None:
+        self.total += 1
+        self.items.append(item)
+        if len(self.items) >= 2 * self.keep + 64:
+            self.items = sorted(self.items)[: self.keep]
+
+    def result(self) -> list[Any]:
+        self.items = sorted(self.items)[: self.keep]
+        return self.items
+
+
+def _base(ctx: ToolContext, path: str) -> Path:
+    base = ctx.resolve(path or ".")
+    if not base.exists():
+        raise ToolError(f"{ctx.relative(base)} does not exist")
+    return base
+
+
+def _glob_filter(base: Path, glob: str | None) -> Callable[[str], bool]:
+    if not glob:
+        return lambda _p: True
+    match = compile_glob(glob)
+    root = str(base if base.is_dir() else base.parent).rstrip(os.sep) + os.sep
+    if os.sep == "/":
+        return lambda p: match(p[len(root):])
+    return lambda p: match(p[len(root):].replace(os.sep, "/"))
+
+
+def _relative(ctx: ToolContext) -> Callable[[str], str]:
+    """A fast ``ctx.relative`` for the absolute path strings the backends yield."""
+    root = str(ctx.project_root).rstrip(os.sep) + os.sep
+    return lambda p: p[len(root):] if p.startswith(root) else ctx.relative(Path(p))
+
+
+def list_paths(ctx: ToolContext, path: str, pattern: str | None, backend: str | None = None) -> ToolOutput:
+    base = _base(ctx, path)
+    keep = _glob_filter(base, pattern)
+    files: Iterable[str]
+    relative = _relative(ctx)
+    if choose_backend(backend) == "rg":
+        files = list_files_rg(base, ctx.check_cancelled)
+    else:
+        files = walk_files(base, ctx.check_cancelled)
+    found = _Smallest(MAX_FILES)
+    for p in files:
+        if keep(p) and not file_is_binary(p):
+            found.add(relative(p))
+    shown = found.result()
+    where = ctx.relative(base)
+    if not shown:
+        return ToolOutput(f"no files in {where}" + (f" match {pattern}" if pattern else ""),
+                          summary="0 files")
+    text = "\n".join(shown)
+    if found.total > len(shown):
+        text += (f"\n[… {found.total - len(shown)} more files not shown: narrow the path or pattern]")
+    return ToolOutput(text, summary=f"{found.total} files")
+
+
+def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) -> ToolOutput:
+    compile_regex(inp.pattern, inp.ignore_case)
+    base = _base(ctx, inp.path)
+    if base.is_file() and file_is_binary(base):
+        raise ToolError(f"{ctx.relative(base)} is a binary file")
+    keep = _glob_filter(base, inp.glob)
+    grep = grep_rg if choose_backend(backend) == "rg" else grep_python
+    found = _Smallest(MAX_MATCHES)
+    files: set[str] = set()
+    relative = _relative(ctx)
+    for p, number, text in grep(base, inp.pattern, inp.ignore_case, ctx.check_cancelled):
+        if keep(p):
+            rel = relative(p)
+            files.add(rel)
+            found.add((rel, number, text[:MAX_MATCH_CHARS] + ("…" if len(text) > MAX_MATCH_CHARS else "")))
+    shown: list[tuple[str, int, str]] = found.result()
+    if not shown:
+        return ToolOutput(f"no matches for {inp.pattern!r} in {ctx.relative(base)}", summary="0 matches")
+    lines = [f"{rel}:{number}: {text}" for rel, number, text in shown]
+    if found.total > len(shown):
+        shown_files = len({rel for rel, _, _ in shown})
+        lines.append(f"[… {found.total - len(shown)} more matches not shown "
+                     f"({found.total} in {len(files)} files, {shown_files} shown): narrow the pattern, "
+                     "path or glob]")
+    return ToolOutput("\n".join(lines), summary=f"{found.total} matches in {len(files)} files")
+
+
+def _list_handler(inp: ListFilesInput, ctx: ToolContext) -> ToolOutput:
+    return list_paths(ctx, inp.path, inp.pattern)
+
+
+def _search_handler(inp: SearchFilesInput, ctx: ToolContext) -> ToolOutput:
+    return search(ctx, inp)
+
+
+TOOLS: list[ToolSpec[Any]] = [
+    ToolSpec(
+        name="list_files",
+        description=(f"List files under a directory, recursively, sorted (at most {MAX_FILES}). "
+                     "Skips .gitignored files, .git, node_modules, virtualenvs and binary files."),
+        short_description="List project files (glob)",
+        input_model=ListFilesInput, handler=_list_handler, category="read",
+        is_read_only=lambda _i: True, is_concurrency_safe=lambda _i: True,
+        paths=lambda i: [i.path], summarize=lambda i: f"{i.path} {i.pattern or ''}".strip()),
+    ToolSpec(
+        name="search_files",
+        description=(f"Search file contents with a regex (ripgrep); prints file:line: text, sorted, at "
+                     f"most {MAX_MATCHES} matches. Same skips as list_files."),
+        short_description="Search file contents (regex)",
+        input_model=SearchFilesInput, handler=_search_handler, category="read",
+        is_read_only=lambda _i: True, is_concurrency_safe=lambda _i: True,
+        paths=lambda i: [i.path], summarize=lambda i: i.pattern),
+]

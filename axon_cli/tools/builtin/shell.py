@@ -1,0 +1,294 @@
+"""The ``bash`` tool: one shell command in the project root, with full control of its processes.
+
+The command runs as ``bash -c`` (``/bin/sh`` without bash) in a new session, so it leads its own
+process group. stdin is closed and the environment says non-interactive; axon's credentials are
+removed from it. stdout and stderr share one pipe (their order is kept). Output is masked and
+streamed to a spill file as it arrives; memory holds only a head and a tail window.
+
+No process outlives the call: when the command ends, times out, is cancelled or anything fails,
+the whole process group gets SIGTERM (and SIGCONT), then SIGKILL after a short grace. On Linux,
+processes that left the group (``setsid``) are found through a marker in their environment and
+killed too. Not covered: a process that both left the group and cleared its environment (e.g.
+``setsid env -i …``) — only a sandbox (cgroup, container) can contain that.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+import uuid
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from axon_cli.tools.governance import StreamCapture
+from axon_cli.tools.masking import is_credential_env, mask
+from axon_cli.tools.spec import Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
+
+__all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "NONINTERACTIVE_ENV",
+           "MAX_TIMEOUT", "MAX_RESULT_CHARS", "RUN_MARKER"]
+
+MAX_TIMEOUT = 600.0
+MAX_RESULT_CHARS = 30_000
+FOOTER_RESERVE = 100        # room kept for the last line (exit code / timeout) within the budget
+POLL = 0.05                 # seconds between checks of cancellation, timeout and exit
+KILL_GRACE = 0.5            # SIGTERM → SIGKILL
+DRAIN_GRACE = 0.5           # after the shell exits, background children may hold the pipe this long
+READ_SIZE = 1 << 18
+RUN_MARKER = "AXON_BASH_RUN"
+NONINTERACTIVE_ENV = {
+    "CI": "1", "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb",
+    "NO_COLOR": "1", "DEBIAN_FRONTEND": "noninteractive", "PYTHONUNBUFFERED": "1",
+}
+
+DESCRIPTION = """Run a shell command (bash -c) in the project root and return its output and exit code.
+stdin is closed and nothing is interactive (CI=1, pagers off, no git prompts): pass flags such as -y
+instead of expecting prompts. stdout and stderr are merged in order. Default timeout 120 s (at most
+600); on timeout the whole process group is killed. Background processes (`cmd &`) are stopped when
+the command finishes, so start a server and query it within one command. Long output keeps its head
+and tail; the full output is saved to a file you can page through with read_file."""
+
+
+class BashInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    command: str = Field(min_length=1, description="the shell command line")
+    timeout: float | None = Field(None, gt=0, le=MAX_TIMEOUT,
+                                  description="seconds before the command is killed (default 120, max 600)")
+
+
+def command_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """axon's environment minus its credentials, plus the non-interactive settings."""
+    source = dict(os.environ) if environ is None else environ
+    env = {k: v for k, v in source.items() if not is_credential_env(k)}
+    env.update(NONINTERACTIVE_ENV)
+    return env
+
+
+def _shell() -> str:
+    return shutil.which("bash") or "/bin/sh"
+
+
+# -- processes ----------------------------------------------------------------------------------
+def _members(pgid: int, run_id: str) -> list[int] | None:
+    """Live (non-zombie) pids in the group or carrying this run's marker; None without /proc."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    needle = f"{RUN_MARKER}={run_id}".encode()
+    me, found = os.getpid(), []
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+            if fields[0] == b"Z":
+                continue
+            if int(fields[2]) == pgid:
+                found.append(int(entry))
+                continue
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                if needle in fh.read():
+                    found.append(int(entry))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def _signal_all(pgid: int, run_id: str, sig: int) -> bool:
+    """Send ``sig`` to the group and (Linux) to escapees carrying the marker; whether any live
+    process was there. Zombies do not count (a container's init may never reap them)."""
+    pids = _members(pgid, run_id)
+    if pids is None:                  # no /proc: the group is all we can reach
+        try:
+            os.killpg(pgid, sig)
+            return True
+        except (ProcessLookupError, PermissionError):
+            return False
+    if sig:
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return bool(pids)
+
+
+def _kill_tree(proc: subprocess.Popen[bytes], run_id: str) -> None:
+    """SIGTERM (+SIGCONT for stopped ones) to everything the command started; SIGKILL after a grace."""
+    if _signal_all(proc.pid, run_id, signal.SIGTERM):
+        _signal_all(proc.pid, run_id, signal.SIGCONT)
+        deadline = time.monotonic() + KILL_GRACE
+        while True:
+            proc.poll()                                      # reap the shell
+            if not _signal_all(proc.pid, run_id, 0):
+                break
+            if time.monotonic() >= deadline:
+                _signal_all(proc.pid, run_id, signal.SIGKILL)
+                break
+            time.sleep(0.01)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover - stuck in the kernel (D state)
+        pass
+
+
+def _exited(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the shell exited, without reaping it (its pid keeps the group id reserved)."""
+    if proc.returncode is not None:
+        return True
+    if hasattr(os, "waitid"):
+        try:
+            return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+    return proc.poll() is not None
+
+
+def _pump(proc: subprocess.Popen[bytes], capture: StreamCapture, ctx: ToolContext, deadline: float) -> str:
+    """Read output until the command is done; returns "exit", "timeout" or "cancelled"."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    open_pipe = True
+    exited_at: float | None = None
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while True:
+            if ctx.cancel.is_set():
+                return "cancelled"
+            now = time.monotonic()
+            if now >= deadline:
+                return "timeout"
+            if exited_at is None and _exited(proc):
+                exited_at = now
+            if exited_at is not None and (not open_pipe or now - exited_at >= DRAIN_GRACE):
+                return "exit"
+            if not open_pipe:
+                ctx.cancel.wait(min(POLL, deadline - now))
+                continue
+            if sel.select(min(POLL, deadline - now)):
+                data = os.read(fd, READ_SIZE)
+                if data:
+                    capture.feed(data)
+                else:
+                    open_pipe = False
+                    sel.unregister(fd)
+
+
+def _drain(proc: subprocess.Popen[bytes], capture: StreamCapture, wait: float = DRAIN_GRACE) -> None:
+    """Read what is left in the pipe after the processes were killed (bounded in time)."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    deadline = time.monotonic() + wait
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while (left := deadline - time.monotonic()) > 0 and sel.select(left):
+            data = os.read(fd, READ_SIZE)
+            if not data:
+                return
+            capture.feed(data)
+
+
+# -- the handler ----------------------------------------------------------------------------------
+def run_command(command: str, ctx: ToolContext, timeout: float) -> ToolOutput:
+    """Run ``command`` to completion (or timeout / cancellation) and build the result."""
+    ctx.check_cancelled()
+    run_id = uuid.uuid4().hex
+    env = command_env()
+    env[RUN_MARKER] = run_id
+    capture = StreamCapture(MAX_RESULT_CHARS - FOOTER_RESERVE, ctx.state_dir, "bash", mask)
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen([_shell(), "-c", command], cwd=ctx.project_root, env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    except OSError as e:
+        raise ToolError(f"could not start the shell: {e.strerror or e}") from None
+    outcome = "error"
+    try:
+        outcome = _pump(proc, capture, ctx, started + timeout)
+    finally:
+        _kill_tree(proc, run_id)          # always: nothing the command started outlives the call
+        try:
+            _drain(proc, capture)
+        finally:
+            assert proc.stdout is not None
+            proc.stdout.close()
+            capture.close()
+    if outcome == "cancelled":
+        raise Cancelled()
+    return _result(capture, proc.returncode, outcome == "timeout", timeout, time.monotonic() - started)
+
+
+def _result(capture: StreamCapture, code: int | None, timed_out: bool, timeout: float,
+            elapsed: float) -> ToolOutput:
+    body = capture.text() if capture.total else "(no output)"
+    if timed_out:
+        last = f"timed out after {timeout:g} s, process group killed"
+        summary = f"timed out after {timeout:g} s"
+    elif code is not None and code < 0:
+        name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
+        last = f"exit code {code} (killed by {name})"
+        summary = f"killed by {name} in {elapsed:.1f} s"
+    else:
+        last = f"exit code {code}"
+        summary = f"exit {code} in {elapsed:.1f} s"
+    text = body + ("" if body.endswith("\n") else "\n") + last
+    display: dict[str, Any] = {"exit_code": code, "timed_out": timed_out, "duration_s": round(elapsed, 3),
+                               "output_chars": capture.total}
+    return ToolOutput(text, is_error=timed_out, summary=summary, display=display, spill_path=capture.spill_path)
+
+
+def _handler(tool_input: BashInput, ctx: ToolContext) -> ToolOutput:
+    default = float(getattr(ctx.settings, "bash_timeout", 120.0) or 120.0)
+    timeout = min(tool_input.timeout or default, MAX_TIMEOUT)
+    return run_command(tool_input.command, ctx, timeout)
+
+
+# -- facts for the permission policy --------------------------------------------------------------
+def _analysis(command: str) -> Any:
+    try:
+        from axon_cli.permissions.shell import analyze
+    except ImportError:
+        return None
+    try:
+        return analyze(command)
+    except Exception:
+        return None
+
+
+def _read_only(tool_input: BashInput) -> bool:
+    facts = _analysis(tool_input.command)
+    return bool(facts is not None and facts.read_only)
+
+
+def _destructive(tool_input: BashInput) -> bool:
+    facts = _analysis(tool_input.command)
+    return True if facts is None else bool(facts.destructive)
+
+
+def _summarize(tool_input: BashInput) -> str:
+    lines = tool_input.command.strip().splitlines() or [""]
+    shown = lines[0] if len(lines) == 1 else f"{lines[0]} …(+{len(lines) - 1} lines)"
+    if len(shown) > 200:
+        shown = shown[:199] + "…"
+    return f"{shown} (timeout {tool_input.timeout:g} s)" if tool_input.timeout else shown
+
+
+bash_spec: ToolSpec[BashInput] = ToolSpec(
+    name="bash", description=DESCRIPTION, input_model=BashInput, handler=_handler, category="shell",
+    is_read_only=_read_only, is_destructive=_destructive, is_concurrency_safe=_read_only,
+    summarize=_summarize, max_result_chars=MAX_RESULT_CHARS,
+    short_description="Run a shell command in the project root (non-interactive, timeout, exit code)",
+)
+
+TOOLS: list[ToolSpec[Any]] = [bash_spec]

@@ -1,0 +1,278 @@
+"""``axon chat``: the interactive loop — read a message, run the agent on the main thread, repeat.
+
+The agent runs on the main thread between prompts, so Ctrl-C raises ``KeyboardInterrupt`` right
+where the turn is (streaming, waiting for a tool, or in a confirmation prompt); the agent answers
+every open tool call with "interrupted by user" and the next message continues the conversation.
+Nothing escapes a turn as a traceback: API errors arrive as ``Error`` events (one line), anything
+else is caught here, logged, and shown as one line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from axon_cli import __version__
+from axon_cli.config import LoadedSettings
+from axon_cli.errors import AxonError
+from axon_cli.events import Approver, SessionStarted
+from axon_cli.runtime import Runtime, open_session
+from axon_cli.session import list_sessions
+from axon_cli.state import ensure_state_dir
+from axon_cli.ui.confirm import ReplApprover
+from axon_cli.ui.input import ReplCompleter, expand_mentions, make_session
+from axon_cli.ui.render import make_console, print_error, print_notice, toolbar_text
+from axon_cli.ui.slash import command_names, run_slash
+from axon_cli.ui.stream import StreamView
+
+__all__ = ["run_repl", "Repl", "open_runtime", "repair_history"]
+
+log = logging.getLogger("axon.repl")
+INTERRUPTED = "Error: interrupted by user"
+
+
+def open_runtime(loaded: LoadedSettings, root: Path, approver: Approver, cont: bool = False,
+                 resume: str | None = None) -> Runtime:
+    """A runtime for a new, continued (latest) or resumed (id or unique prefix) session."""
+    return open_session(loaded, root, approver, cont=cont, resume=resume)
+
+
+def repair_history(agent: Any) -> None:
+    """After an interrupt that escaped the agent: answer every open tool call of the last reply."""
+    answered = {m.get("tool_call_id") for m in agent.messages if m.get("role") == "tool"}
+    for message in reversed(agent.messages):
+        if message.get("role") == "assistant":
+            for call in message.get("tool_calls") or []:
+                if call.get("id") not in answered:
+                    agent.append({"role": "tool", "tool_call_id": call["id"], "content": INTERRUPTED})
+            return
+
+
+@contextlib.contextmanager
+def _no_echo(enabled: bool) -> Iterator[None]:
+    """Turn off the terminal's echo during a turn: an echoed ``^C`` or type-ahead would shift the
+    live region by a line and leave a stray copy behind. Ctrl-C still sends SIGINT; keys typed
+    meanwhile wait for the next prompt."""
+    if not enabled:
+        yield
+        return
+    try:
+        import termios
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+        quiet = list(saved)
+        quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    except (ImportError, OSError, ValueError, AttributeError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            termios.tcsetattr(fd, termios.TCSANOW, saved)
+
+
+def _warm_up() -> None:
+    """Import the HTTP client while the user types, so the first answer starts sooner."""
+    with contextlib.suppress(Exception):
+        import openai  # noqa: F401
+
+
+class Repl:
+    def __init__(self, loaded: LoadedSettings, project_root: Path) -> None:
+        self.loaded = loaded
+        self.project_root = project_root
+        self.state_dir = ensure_state_dir(project_root / ".axon")
+        self.console = make_console()
+        self.view = StreamView(self.console)
+        self.approver = ReplApprover(self.console, pause=self.view.pause)
+        self.tty = sys.stdin.isatty() and sys.stdout.isatty()
+        self.running = True
+        self._rt: Runtime | None = None
+        self._status = ""
+
+    # -- runtime ----------------------------------------------------------------------------
+    @property
+    def rt(self) -> Runtime:
+        assert self._rt is not None, "the runtime is opened by start()"
+        return self._rt
+
+    def _use(self, rt: Runtime) -> None:
+        old, self._rt = self._rt, rt
+        if old is not None:
+            old.close()
+        rt.bus.subscribe(self.view)
+        self.approver.cancel = rt.ctx.cancel
+        self.view.cost_usd = None
+        rt.bus(SessionStarted(session_id=rt.session_id, model=rt.llm.settings.model, cwd=str(self.project_root),
+                              mode=self.current_mode(), tools=[s.name for s in rt.registry.active()]))
+
+    def start(self, cont: bool, resume: str | None) -> None:
+        threading.Thread(target=_warm_up, daemon=True, name="axon-warmup").start()
+        if resume == "":
+            resume = self._pick_session()
+        self._use(open_runtime(self.loaded, self.project_root, self.approver, cont=cont, resume=resume))
+        self._banner(resumed=bool(cont or resume))
+
+    def new_conversation(self) -> None:
+        self._use(open_runtime(self.loaded, self.project_root, self.approver))
+
+    def resume(self, session_id: str) -> None:
+        chosen = session_id or self._pick_session()
+        if chosen:
+            self._use(open_runtime(self.loaded, self.project_root, self.approver, resume=chosen))
+            print_notice(self.console, f"resumed session {self.rt.session_id} "
+                                       f"({len(self.rt.agent.messages) - 1} messages)")
+
+    def _pick_session(self) -> str | None:
+        sessions = list_sessions(self.state_dir)[:20]
+        if not sessions:
+            print_notice(self.console, "no earlier sessions in this project")
+            return None
+        for n, s in enumerate(sessions, 1):
+            first = " ".join(s.first_prompt.split("\n\nAttached files:")[0].split())[:60]
+            self.console.print(Text.assemble((f"{n:>2}. ", "bold"), (s.id, "cyan"), (f"  {s.started}  ", "dim"),
+                                             (f"{s.turns} turns  ", "dim"), first))
+        from axon_cli.ui.confirm import read_choice
+
+        picked = read_choice("session number (Enter to cancel): ", "", allow_empty=True)
+        if not picked.isdigit() or not 1 <= int(picked) <= len(sessions):
+            return None
+        return sessions[int(picked) - 1].id
+
+    # -- mode and status --------------------------------------------------------------------
+    def current_mode(self) -> str:
+        policy = self._rt.policy if self._rt is not None else None
+        return str(getattr(policy, "mode", None) or self.loaded.settings.mode)
+
+    def set_mode(self, mode: str) -> None:
+        policy = self.rt.policy
+        if hasattr(policy, "set_mode"):
+            policy.set_mode(mode)
+        self.rt.llm.settings.mode = mode  # type: ignore[assignment]
+
+    def refresh_status(self) -> None:
+        """Recompute the toolbar's text (between turns: the cost meter is not free)."""
+        rt = self._rt
+        if rt is None:
+            return
+        cost = rt.cost_usd() if hasattr(rt, "cost_usd") else self.view.cost_usd
+        used = rt.llm.usage.last_prompt_tokens
+        if not used and hasattr(rt, "context_tokens"):
+            with contextlib.suppress(Exception):
+                used = rt.context_tokens()
+        status = toolbar_text(rt.llm.settings.model, self.current_mode(), used,
+                              rt.llm.settings.context_window, f"${cost:.4f}" if cost else "")
+        self._status = f" {status}  ·  /help  Alt-Enter newline "
+
+    def toolbar(self) -> str:
+        return self._status
+
+    def _banner(self, resumed: bool) -> None:
+        rt = self.rt
+        head = Text.assemble(("axon ", "bold"), (__version__, "dim"), "  ", (rt.llm.settings.model, "cyan"),
+                             ("  mode ", "dim"), (self.current_mode(), "bold"), ("  in ", "dim"),
+                             (str(self.project_root), ""))
+        self.console.print(head)
+        if resumed:
+            print_notice(self.console, f"resumed session {rt.session_id} ({len(rt.agent.messages) - 1} messages)")
+        self.console.print(Text("/help for commands · Enter sends · Alt-Enter newline · @file attaches · "
+                                "Ctrl-C stops · Ctrl-D exits", "dim"))
+
+    # -- the loop ---------------------------------------------------------------------------
+    def loop(self) -> None:
+        read = self._tty_reader() if self.tty else self._plain_reader
+        interrupts = 0
+        while self.running:
+            self.refresh_status()
+            try:
+                line = read()
+            except KeyboardInterrupt:
+                interrupts += 1
+                if interrupts >= 2:
+                    break
+                print_notice(self.console, "press Ctrl-C again or Ctrl-D to exit")
+                continue
+            except EOFError:
+                break
+            interrupts = 0
+            try:
+                self.handle(line)
+            except KeyboardInterrupt:
+                self.view.end_turn()
+                print_notice(self.console, "interrupted")
+
+    def handle(self, line: str) -> None:
+        text = line.strip()
+        if not text:
+            return
+        if text.startswith("/") and not text.startswith("//"):
+            try:
+                run_slash(self, text)
+            except Exception as e:  # a slash command never ends the REPL with a traceback
+                log.exception("slash command failed")
+                print_error(self.console, f"{text.split()[0]} failed: {type(e).__name__}: {e}")
+            return
+        self.run_turn(line)
+
+    def run_turn(self, line: str) -> None:
+        message, notes = expand_mentions(line, self.project_root)
+        for note in notes:
+            print_notice(self.console, note)
+        rt = self.rt
+        try:
+            with _no_echo(self.tty):
+                rt.agent.run(message)
+        except KeyboardInterrupt:
+            rt.ctx.cancel.set()
+            repair_history(rt.agent)
+            self.view.end_turn()
+            self.console.print(Text("⏹ interrupted — your next message continues the conversation", "yellow"))
+        except AxonError as e:
+            self.view.end_turn()
+            print_error(self.console, str(e))
+        except Exception as e:
+            log.exception("turn failed")
+            self.view.end_turn()
+            print_error(self.console, f"internal error: {type(e).__name__}: {e} (run with --debug for the log)")
+        finally:
+            self.view.end_turn()
+            self.console.print()
+
+    def _tty_reader(self) -> Any:
+        from prompt_toolkit.formatted_text import FormattedText
+
+        completer = ReplCompleter(self.project_root, command_names)
+        session = make_session(self.state_dir / "history", completer, self.toolbar)
+        message = FormattedText([("ansicyan bold", "› ")])
+        return lambda: session.prompt(message)
+
+    def _plain_reader(self) -> str:
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line
+
+    def close(self) -> None:
+        if self._rt is not None:
+            self.view.end_turn()
+            self._rt.close()
+
+
+def run_repl(loaded: LoadedSettings, project_root: Path, cont: bool = False, resume: str | None = None) -> None:
+    repl = Repl(loaded, project_root)
+    try:
+        repl.start(cont, resume)
+        repl.loop()
+    finally:
+        repl.close()
+    repl.console.print(Text("bye", "dim"))

