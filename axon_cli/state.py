@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -19,10 +20,8 @@ def ensure_state_dir(state_dir: Path) -> Path:
     state_dir.mkdir(parents=True, exist_ok=True)
     ignore = state_dir / ".gitignore"
     if not ignore.exists():
-        try:
+        with contextlib.suppress(OSError):   # a read-only .axon/ must not stop axon
             atomic_write(ignore, GITIGNORE.encode(), mode=0o644)
-        except OSError:
-            pass
     return state_dir
 
 
@@ -39,10 +38,8 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     try:
         dfd = os.open(path.parent, os.O_RDONLY)

@@ -70,6 +70,14 @@ class Recorded:
 Script = list[Reply | Callable[[dict[str, Any]], Reply]]
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
 class ScriptedServer:
     def __init__(self, script: Script | None = None, model: str = "test-model") -> None:
         self.script: Script = list(script or [])
@@ -77,7 +85,7 @@ class ScriptedServer:
         self.model = model
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 

@@ -9,11 +9,11 @@ import pytest
 from pydantic import BaseModel
 
 from axon_cli.compaction import ELIDE_MIN_CHARS, elide, split_point
-from axon_cli.compaction_text import approx_tokens
+from axon_cli.compaction_text import approx_tokens, summary_message
 from axon_cli.config import load_settings
 from axon_cli.events import AutoApprover, Compacted, Event, Notice
 from axon_cli.runtime import open_session
-from axon_cli.session import load_transcript
+from axon_cli.session import Transcript, load_transcript
 from axon_cli.tools.spec import ToolContext, ToolSpec
 from tests.conftest import TEST_KEY
 from tests.fakeserver import Reply, error_reply, text_reply, tool_reply
@@ -221,3 +221,38 @@ def test_manual_compact_with_focus_and_resume_restores_it(small_window, project,
         assert rt2.ctx.extra["todos"] == [{"content": "write docs", "status": "pending"}]
     finally:
         rt2.close()
+
+
+def test_facts_survive_a_second_summary():
+    first_old = [{"role": "user", "content": "refactor the parser"},
+                 *_exchange("e1", "edit_file", {"path": "parser.py", "old_string": "a", "new_string": "b"}, "ok"),
+                 *_exchange("r1", "read_file", {"path": "lexer.py"}, "text")]
+    first = summary_message("S1", first_old, None)
+    second_old = [first, *_exchange("w1", "write_file", {"path": "tests/test_parser.py", "content": "x"}, "ok")]
+    second = summary_message("S2", second_old, [{"content": "docs", "status": "in_progress"}])["content"]
+    assert "Files changed so far: parser.py, tests/test_parser.py" in second
+    assert "Files read so far: lexer.py" in second
+    assert "- [in_progress] docs" in second
+    assert second.endswith("The user's latest request, verbatim:\nrefactor the parser")
+
+
+def test_a_session_resumed_over_the_limit_is_compacted_before_its_first_request(small_window, project, server):
+    t = Transcript(project / ".axon", "20240101-000000-big000")
+    t.append({"role": "system", "content": "old system prompt"})
+    for i in range(12):
+        t.meta("turn", n=i + 1)
+        t.append({"role": "user", "content": f"turn {i}"})
+        t.append({"role": "assistant", "content": None, "tool_calls": [_call(f"c{i}", "bash", {"command": "x"})]})
+        t.append({"role": "tool", "tool_call_id": f"c{i}", "content": f"log {i} " + "y" * 3000})
+        t.append({"role": "assistant", "content": f"answer {i}"})
+    server.add(*[_route] * 5)
+    rt = _session(small_window, project, resume="20240101-000000-big")
+    try:
+        rt.agent.run("and now?", max_turns=1)
+    finally:
+        rt.close()
+    main = [r for r in server.requests if r.body.get("tools")]
+    assert _prompt_tokens(main[0].body) <= WINDOW * 0.8
+    assert main[0].messages[0]["content"] != "old system prompt"      # refreshed for this run
+    assert main[0].messages[-1] == {"role": "user", "content": "and now?"}
+    assert_paired(main[0].messages)

@@ -149,3 +149,8 @@ def test_both_backends_agree(project: Path, monkeypatch: pytest.MonkeyPatch) -> 
                         tools.ok("search_files", pattern="todo", ignore_case=True, glob="deep/**")))
     assert outputs[0] == outputs[1]
     assert "deep/latin.txt:1: caf\ufffd TODO" in outputs[0][0]
+
+
+def test_utf16_files_are_searched(tools: Tools) -> None:
+    _tree(tools.root, {"u.txt": "first\nsecond needle\n".encode("utf-16")})
+    assert tools.ok("search_files", pattern="^second") == "u.txt:2: second needle"

@@ -1,8 +1,8 @@
 """Output governance: head+tail truncation, with the full output spilled under ``.axon/tool-results/``.
 
 Budget semantics: a result longer than ``limit`` becomes a body of at most ``limit`` characters —
-a head, the marker ``[… N chars truncated …]`` (N = exactly what was left out) and a tail that gets
-most of the budget (exit codes, test summaries and errors are at the end) — followed by a note of
+``head + "\n" + "[… N chars truncated …]" + "\n" + tail`` where N is exactly the number of characters
+of the original left out between head and tail, and the tail gets most of the budget (exit codes, test summaries and errors are at the end) — followed by a note of
 at most ``NOTE_MAX`` characters naming the spill file and how to page through it with read_file.
 
 ``StreamCapture`` does the same for output that arrives in pieces (a running command): it masks
@@ -63,14 +63,13 @@ def _head_tail(head: str, tail: str, total: int, limit: int) -> tuple[str, int]:
     tail_n = room - head_n
     h, t = head[:head_n], tail[-tail_n:]
     nl = h.rfind("\n")
-    if nl >= 0 and len(h) - nl - 1 <= head_n * _SNAP:
-        h = h[:nl + 1]
+    if nl >= 0 and len(h) - nl <= head_n * _SNAP:
+        h = h[:nl]                               # the newline itself is counted as cut
     nl = t.find("\n")
     if 0 <= nl < tail_n * _SNAP:
         t = t[nl + 1:]
     cut = total - len(h) - len(t)
-    sep = "" if not h or h.endswith("\n") else "\n"
-    return f"{h}{sep}{marker(cut)}\n{t}", cut
+    return f"{h}\n{marker(cut)}\n{t}", cut
 
 
 def truncate_middle(text: str, limit: int) -> tuple[str, int]:

@@ -148,7 +148,9 @@ def _may_match(path: str, prefilter: re.Pattern[str] | None) -> bool:
             data = fh.read()
     except OSError:
         return False
-    text = _text(data.replace(b"\r\n", b"\n"))
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return True
+    text = _text(data.replace(b"\r\n", b"\n")).removeprefix("\ufeff")
     return prefilter.search(text) is not None
 
 

@@ -14,6 +14,7 @@ killed too. Not covered: a process that both left the group and cleared its envi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import shutil
@@ -111,15 +112,11 @@ def _signal_all(pgid: int, run_id: str, sig: int) -> bool:
         except (ProcessLookupError, PermissionError):
             return False
     if sig:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
     return bool(pids)
 
 
@@ -136,10 +133,8 @@ def _kill_tree(proc: subprocess.Popen[bytes], run_id: str) -> None:
                 _signal_all(proc.pid, run_id, signal.SIGKILL)
                 break
             time.sleep(0.01)
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):  # only if stuck in the kernel (D state)
         proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:  # pragma: no cover - stuck in the kernel (D state)
-        pass
 
 
 def _exited(proc: subprocess.Popen[bytes]) -> bool:
