@@ -233,9 +233,9 @@ def init() -> None:
     perms = state / "permissions.toml"
     if not perms.exists():
         atomic_write(perms, (
-            '# What axon may do without asking. A rule is tool or tool(pattern); deny > ask > allow > mode.\n'
-            '# mode = "default"   # default | accept-edits | read-only | yolo\n'
-            'allow = []\nask = []\ndeny = ["read_file(.env*)", "bash(curl *)"]\n').encode())
+            b'# What axon may do without asking. A rule is tool or tool(pattern); deny > ask > allow > mode.\n'
+            b'# mode = "default"   # default | accept-edits | read-only | yolo\n'
+            b'allow = []\nask = []\ndeny = ["read_file(.env*)", "bash(curl *)"]\n'))
     typer.echo(f"initialised {state}")
 
 

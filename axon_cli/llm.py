@@ -12,6 +12,7 @@ import json
 import logging
 import random
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,6 +92,7 @@ class LLMClient:
         self.emit = emit or (lambda _e: None)
         self.usage = SessionUsage()
         self.dropped_params: set[str] = set()
+        self._seen_ids: set[str] = set()
         self.extra_params: dict[str, Any] = {}   # e.g. ``stop`` for the text tool protocol
         self._sleep = sleep
         self._client: Any = None
@@ -223,11 +225,19 @@ class LLMClient:
         if turn.finish_reason is None:
             raise _Retryable("the stream ended without a finish_reason (cut off)")
         turn.content = "".join(parts)
-        for n, index in enumerate(sorted(calls)):
+        for index in sorted(calls):
             slot = calls[index]
-            turn.tool_calls.append(ToolCall(id=slot["id"] or f"call_{int(time.time() * 1000)}_{n}",
-                                            name=slot["name"], arguments="".join(slot["arguments"])))
+            turn.tool_calls.append(ToolCall(id=self.unique_call_id(slot["id"]), name=slot["name"],
+                                            arguments="".join(slot["arguments"])))
         return turn
+
+    def unique_call_id(self, call_id: str) -> str:
+        """``call_id``, or a fresh one when it is empty or was already used in this session
+        (some local servers send "call_0" every turn; each id must be answered exactly once)."""
+        if not call_id or call_id in self._seen_ids:
+            call_id = f"call_{uuid.uuid4().hex[:12]}"
+        self._seen_ids.add(call_id)
+        return call_id
 
     # -- errors --------------------------------------------------------------------------------
     def _status_error(self, e: Any) -> Exception:

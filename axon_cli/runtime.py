@@ -23,6 +23,8 @@ from axon_cli.llm import LLMClient
 from axon_cli.permissions.base import AllowAll, PermissionPolicy
 from axon_cli.protocol import configure as configure_protocol
 from axon_cli.protocol import system_block
+from axon_cli.sandbox import check_available as check_sandbox
+from axon_cli.sandbox import sandboxed_specs
 from axon_cli.session import (
     LoadedTranscript,
     Transcript,
@@ -34,7 +36,7 @@ from axon_cli.session import (
 )
 from axon_cli.session_hooks import SessionHooks
 from axon_cli.tools.dispatch import Dispatcher
-from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.registry import ToolRegistry, builtin_specs
 from axon_cli.tools.spec import ToolContext
 
 __all__ = ["Runtime", "build_runtime", "open_session", "EventBus"]
@@ -134,10 +136,11 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
                   session_id: str | None = None, messages: list[dict[str, Any]] | None = None,
                   resumed: LoadedTranscript | None = None) -> Runtime:
     settings = loaded.settings
+    check_sandbox(settings.sandbox)            # fail fast (exit 1) before any request
     session_id = session_id or new_session_id()
     state_dir = project_root / ".axon"
     bus = EventBus()
-    registry = ToolRegistry.with_builtins()
+    registry = ToolRegistry(sandboxed_specs(builtin_specs(), settings.sandbox))
     from axon_cli.mcp import start_mcp
 
     mcp = start_mcp(loaded, project_root, registry, bus)   # MCP servers connect in the background

@@ -36,6 +36,7 @@ class Reply:
     reasoning: str = ""
     usage: dict[str, int] | None = None
     chunk_size: int = 7                      # characters per content / argument fragment
+    call_ids: list[str] | None = None        # ids to send for the tool calls (default: unique ones)
 
 
 def text_reply(content: str, **kw: Any) -> Reply:
@@ -226,7 +227,8 @@ class ScriptedServer:
             events.append(self._chunk({"content": reply.content[i:i + n]}))
         for index, (name, args) in enumerate(reply.tool_calls):
             text = args if isinstance(args, str) else json.dumps(args)
-            events.append(self._chunk({"tool_calls": [{"index": index, "id": f"call_{len(self.requests)}_{index}",
+            call_id = reply.call_ids[index] if reply.call_ids else f"call_{len(self.requests)}_{index}"
+            events.append(self._chunk({"tool_calls": [{"index": index, "id": call_id,
                                                        "type": "function",
                                                        "function": {"name": name, "arguments": ""}}]}))
             for i in range(0, len(text), n):

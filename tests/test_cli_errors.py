@@ -130,3 +130,17 @@ def test_empty_stream_without_finish_is_retried(server, run_axon, project):
     r = run_axon("run", "t")
     assert r.code == 0, r.stderr
     assert r.stdout == "fine\n"
+
+
+def test_reused_call_ids_are_made_unique(server, run_axon):
+    # Some local servers send the same id ("call_0") every turn, or twice in one reply.
+    server.add(tool_reply(("ghost", {"a": 1}), ("ghost", {"a": 2}), call_ids=["call_0", "call_0"]),
+               tool_reply(("ghost", {"a": 3}), call_ids=["call_0"]), text_reply("done"))
+    r = run_axon("run", "t")
+    assert r.code == 0, r.stderr
+    final = server.requests[2].messages
+    ids = [c["id"] for m in final if m.get("tool_calls") for c in m["tool_calls"]]
+    answered = [m["tool_call_id"] for m in final if m["role"] == "tool"]
+    assert len(ids) == 3 and len(set(ids)) == 3
+    assert answered == ids
+    assert all("unknown tool 'ghost'" in m["content"] for m in final if m["role"] == "tool")

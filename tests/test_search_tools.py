@@ -154,3 +154,21 @@ def test_both_backends_agree(project: Path, monkeypatch: pytest.MonkeyPatch) -> 
 def test_utf16_files_are_searched(tools: Tools) -> None:
     _tree(tools.root, {"u.txt": "first\nsecond needle\n".encode("utf-16")})
     assert tools.ok("search_files", pattern="^second") == "u.txt:2: second needle"
+
+
+@pytest.mark.parametrize("backend", ["rg", "python"])
+def test_search_skips_sensitive_files_unless_named(tmp_path, backend, monkeypatch):
+    from axon_cli.config import Settings
+    from axon_cli.tools.builtin.search import SearchFilesInput, search
+    from axon_cli.tools.spec import ToolContext
+
+    (tmp_path / ".env").write_text("DB_HOST=prod.example\n")
+    (tmp_path / "app.py").write_text("DB_HOST = 'localhost'\n")
+    (tmp_path / "deploy.pem").write_text("DB_HOST in a key file\n")
+    ctx = ToolContext(project_root=tmp_path, state_dir=tmp_path / ".axon", session_id="s", settings=Settings())
+    out = search(ctx, SearchFilesInput(pattern="DB_HOST"), backend=backend).text
+    assert "app.py:1:" in out
+    assert "prod.example" not in out and "key file" not in out
+    assert "2 sensitive file(s) not searched (.env, deploy.pem)" in out
+    named = search(ctx, SearchFilesInput(pattern="DB_HOST", path=".env"), backend=backend).text
+    assert "prod.example" in named

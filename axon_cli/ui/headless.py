@@ -7,7 +7,11 @@ import sys
 from typing import Any, TextIO
 
 from axon_cli.events import (
-    Event, Notice, Retrying, ToolCallBegin, ToolCallEnd,
+    Event,
+    Notice,
+    Retrying,
+    ToolCallBegin,
+    ToolCallEnd,
 )
 
 __all__ = ["TextProgress", "StreamJson", "json_result"]

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.tools.ripgrep import (
     choose_backend,
     compile_regex,
@@ -120,22 +121,31 @@ def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) 
     grep = grep_rg if choose_backend(backend) == "rg" else grep_python
     found = _Smallest(MAX_MATCHES)
     files: set[str] = set()
+    skipped_sensitive: set[str] = set()
     relative = _relative(ctx)
+    # Searching a directory never reads secrets files (.env, keys, credentials) into the context:
+    # the permission policy asks before they are read, so a broad search must not go around it.
+    base_is_sensitive = sensitive_reason(ctx.relative(base)) is not None
     for p, number, text in grep(base, inp.pattern, inp.ignore_case, ctx.check_cancelled):
         if keep(p):
             rel = relative(p)
+            if not base_is_sensitive and sensitive_reason(rel) is not None:
+                skipped_sensitive.add(rel)
+                continue
             files.add(rel)
             found.add((rel, number, text[:MAX_MATCH_CHARS] + ("…" if len(text) > MAX_MATCH_CHARS else "")))
     shown: list[tuple[str, int, str]] = found.result()
+    note = (f"\n[{len(skipped_sensitive)} sensitive file(s) not searched ({', '.join(sorted(skipped_sensitive)[:5])}); "
+            "name one as the path to search it (it asks permission)]" if skipped_sensitive else "")
     if not shown:
-        return ToolOutput(f"no matches for {inp.pattern!r} in {ctx.relative(base)}", summary="0 matches")
+        return ToolOutput(f"no matches for {inp.pattern!r} in {ctx.relative(base)}{note}", summary="0 matches")
     lines = [f"{rel}:{number}: {text}" for rel, number, text in shown]
     if found.total > len(shown):
         shown_files = len({rel for rel, _, _ in shown})
         lines.append(f"[… {found.total - len(shown)} more matches not shown "
                      f"({found.total} in {len(files)} files, {shown_files} shown): narrow the pattern, "
                      "path or glob]")
-    return ToolOutput("\n".join(lines), summary=f"{found.total} matches in {len(files)} files")
+    return ToolOutput("\n".join(lines) + note, summary=f"{found.total} matches in {len(files)} files")
 
 
 def _list_handler(inp: ListFilesInput, ctx: ToolContext) -> ToolOutput:

@@ -9,7 +9,8 @@ No process outlives the call: when the command ends, times out, is cancelled or 
 the whole process group gets SIGTERM (and SIGCONT), then SIGKILL after a short grace. On Linux,
 processes that left the group (``setsid``) are found through a marker in their environment and
 killed too. Not covered: a process that both left the group and cleared its environment (e.g.
-``setsid env -i …``) — only a sandbox (cgroup, container) can contain that.
+``setsid env -i …``) — only a sandbox can contain that: with ``--sandbox`` on, the command runs
+under bubblewrap (``axon_cli/sandbox.py``) in its own pid namespace, which dies with it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from axon_cli import sandbox
+from axon_cli.errors import ConfigError
 from axon_cli.tools.governance import StreamCapture
 from axon_cli.tools.masking import is_credential_env, mask
 from axon_cli.tools.spec import Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
@@ -200,10 +203,16 @@ def run_command(command: str, ctx: ToolContext, timeout: float) -> ToolOutput:
     run_id = uuid.uuid4().hex
     env = command_env()
     env[RUN_MARKER] = run_id
+    mode = str(getattr(ctx.settings, "sandbox", "off") or "off")
+    try:                      # a sandbox that was asked for is never skipped
+        sandbox.check_available(mode)
+    except ConfigError as e:
+        raise ToolError(str(e)) from None
+    argv = sandbox.wrap_command([_shell(), "-c", command], mode, ctx.project_root, home=env.get("HOME"))
     capture = StreamCapture(MAX_RESULT_CHARS - FOOTER_RESERVE, ctx.state_dir, "bash", mask)
     started = time.monotonic()
     try:
-        proc = subprocess.Popen([_shell(), "-c", command], cwd=ctx.project_root, env=env,
+        proc = subprocess.Popen(argv, cwd=ctx.project_root, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)
     except OSError as e:
@@ -221,11 +230,11 @@ def run_command(command: str, ctx: ToolContext, timeout: float) -> ToolOutput:
             capture.close()
     if outcome == "cancelled":
         raise Cancelled()
-    return _result(capture, proc.returncode, outcome == "timeout", timeout, time.monotonic() - started)
+    return _result(capture, proc.returncode, outcome == "timeout", timeout, time.monotonic() - started, mode)
 
 
 def _result(capture: StreamCapture, code: int | None, timed_out: bool, timeout: float,
-            elapsed: float) -> ToolOutput:
+            elapsed: float, mode: str = "off") -> ToolOutput:
     body = capture.text() if capture.total else "(no output)"
     if timed_out:
         last = f"timed out after {timeout:g} s, process group killed"
@@ -238,6 +247,9 @@ def _result(capture: StreamCapture, code: int | None, timed_out: bool, timeout: 
         last = f"exit code {code}"
         summary = f"exit {code} in {elapsed:.1f} s"
     text = body + ("" if body.endswith("\n") else "\n") + last
+    note = sandbox.explain(body, mode) if capture.total else None
+    if note:
+        text += "\n" + note
     display: dict[str, Any] = {"exit_code": code, "timed_out": timed_out, "duration_s": round(elapsed, 3),
                                "output_chars": capture.total}
     return ToolOutput(text, is_error=timed_out, summary=summary, display=display, spill_path=capture.spill_path)
