@@ -16,7 +16,14 @@ from typing import Any, Literal, Protocol
 
 from axon_cli.errors import AxonError
 from axon_cli.events import (
-    AssistantDelta, AssistantMessage, Error, EventSink, Notice, TurnComplete, TurnStarted, Usage,
+    AssistantDelta,
+    AssistantMessage,
+    Error,
+    EventSink,
+    Notice,
+    TurnComplete,
+    TurnStarted,
+    Usage,
 )
 from axon_cli.llm import AssistantTurn, LLMClient
 from axon_cli.nudges import EMPTY_GAVE_UP, Nudger
@@ -33,8 +40,8 @@ LOOP_LIMIT = 3
 CONTINUE_PROMPT = "Your reply was cut off by the output token limit. Continue exactly where it stopped."
 CUT_CALL = ("Error: your reply hit the output token limit while writing this call, so it was not run. "
             "Send it again, smaller (split a large write into several edits).")
-LOOPING = ("Error: this exact call has failed {n} times in a row, so it was not run again. You are "
-           "looping: change the arguments or take a different approach.")
+LOOPING = ("Error: this exact call has already failed {n} times, so it was not run again. You are "
+           "looping: read the last error, change the arguments or take a different approach.")
 
 
 @dataclass
@@ -102,7 +109,7 @@ class Agent:
         if not self.messages:
             self.append({"role": "system", "content": self.system_prompt()})
         self.turns_total = 0
-        self._fail_streak: tuple[str, int] = ("", 0)
+        self._failures: dict[str, int] = {}   # failed calls (name + arguments) → times, until one succeeds
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="axon-tool")
 
     def system_prompt(self) -> str:
@@ -129,7 +136,7 @@ class Agent:
     def _run_loop(self, limit: int) -> RunResult:
         turns = 0
         continued: list[str] = []
-        nudger = Nudger(getattr(self.protocol, "call_hint", None), bool(self.registry.active()))
+        nudger = Nudger(getattr(self.protocol, "call_hint", None), bool(self.registry.active()), self.registry)
         try:
             while turns < limit:
                 turns += 1
@@ -180,9 +187,13 @@ class Agent:
     def _query(self) -> AssistantTurn:
         self.hooks.before_request(self)
         tools = self.protocol.tools_param(self.registry)
-        on_text: Callable[[str], None] = lambda t: self.emit(AssistantDelta(text=t))
-        on_reasoning: Callable[[str], None] = lambda t: self.emit(AssistantDelta(text=t, kind="reasoning"))
         from axon_cli.errors import ContextTooLong
+
+        def on_text(text: str) -> None:
+            self.emit(AssistantDelta(text=text))
+
+        def on_reasoning(text: str) -> None:
+            self.emit(AssistantDelta(text=text, kind="reasoning"))
 
         try:
             turn = self.llm.complete(self.messages, tools, on_text, on_reasoning)
@@ -223,7 +234,7 @@ class Agent:
             if call.id not in answers:
                 answers[call.id] = self.dispatcher.interrupted(call)
         results = [answers[c.id] for c in calls]
-        for call, result in zip(calls, results):
+        for call, result in zip(calls, results, strict=True):
             self._track_failure(call, result)
         return results
 
@@ -233,18 +244,19 @@ class Agent:
                 json.loads(call.arguments or "{}")
             except ValueError:
                 return CUT_CALL
-        key, count = self._fail_streak
-        if count >= LOOP_LIMIT and key == _call_key(call):
-            return LOOPING.format(n=count)
-        return None
+        count = self._failures.get(_call_key(call), 0)
+        return LOOPING.format(n=count) if count >= LOOP_LIMIT else None
 
     def _track_failure(self, call: ToolCall, result: CallResult) -> None:
+        """Count failures per exact call, also across successful reads in between (a model alternating
+        a search and the same bad edit is looping too); a successful change or command clears them."""
         if result.ok:
-            self._fail_streak = ("", 0)
-            return
-        key = _call_key(call)
-        prev, count = self._fail_streak
-        self._fail_streak = (key, count + 1 if prev == key else 1)
+            spec = self.registry.get(call.name)
+            if spec is None or spec.category != "read":
+                self._failures.clear()
+        else:
+            key = _call_key(call)
+            self._failures[key] = self._failures.get(key, 0) + 1
 
     def _run_one(self, call: ToolCall) -> CallResult:
         prepared = self.dispatcher.prepare(call)

@@ -97,7 +97,7 @@ def run(task: Optional[str] = typer.Argument(None, help="The task; '-' or omitte
         model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE,
         sandbox: Optional[str] = SANDBOX, tool_protocol: Optional[str] = PROTOCOL,
         yes: bool = typer.Option(False, "--yes", "-y", help="Approve every call that would ask (never a deny)."),
-        max_turns: Optional[int] = typer.Option(None, "--max-turns", min=1, help="Model requests at most (default 50)."),
+        max_turns: Optional[int] = typer.Option(None, "--max-turns", min=1, help="Stop after N model requests (default 50; exit code 3)."),
         output_format: str = typer.Option("text", "--output-format", help="text | json | stream-json."),
         cont: bool = typer.Option(False, "--continue", "-c", help="Continue this project's latest session."),
         resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Continue session ID (see `axon sessions`)."),
@@ -123,17 +123,15 @@ def run(task: Optional[str] = typer.Argument(None, help="The task; '-' or omitte
 
 @app.command()
 def chat(cont: bool = typer.Option(False, "--continue", "-c", help="Resume this project's latest session."),
-         resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Resume session ID ('' for a picker).",
+         resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Resume session ID; without an ID, pick one from a list.",
                                               flag_value="", show_default=False),
          model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE,
          sandbox: Optional[str] = SANDBOX, tool_protocol: Optional[str] = PROTOCOL, debug: bool = DEBUG) -> None:
     """The interactive REPL in the current directory."""
     root = _project_root()
     _setup_logging(root, debug)
-    try:
-        from axon_cli.ui.repl import run_repl
-    except ImportError:
-        _fail("the REPL is not available in this build", 1)
+    from axon_cli.ui.repl import run_repl
+
     _guard(lambda: run_repl(
         _settings(root, model=model, base_url=base_url, mode=mode, sandbox=sandbox, tool_protocol=tool_protocol),
         root, cont=cont, resume=resume))
@@ -229,19 +227,38 @@ def init() -> None:
     from axon_cli.state import atomic_write, ensure_state_dir
 
     root = Path.cwd()
+    existed = (root / ".axon").is_dir()
     state = ensure_state_dir(root / ".axon")
     perms = state / "permissions.toml"
+    created = []
     if not perms.exists():
         atomic_write(perms, (
             b'# What axon may do without asking. A rule is tool or tool(pattern); deny > ask > allow > mode.\n'
             b'# mode = "default"   # default | accept-edits | read-only | yolo\n'
             b'allow = []\nask = []\ndeny = ["read_file(.env*)", "bash(curl *)"]\n'))
-    typer.echo(f"initialised {state}")
+        created.append("permissions.toml")
+    if existed and not created:
+        typer.echo(f"already initialised: {state} (permissions.toml kept as it is)")
+    else:
+        typer.echo(f"initialised {state}: permissions.toml, and .gitignore keeping axon's state out of git")
+
+
+def _bare_resume(argv: list[str]) -> list[str]:
+    """``axon chat --resume`` without an ID opens the picker; click has no optional option values,
+    so a bare ``--resume``/``-r`` gets the empty ID."""
+    if not argv or argv[0] != "chat":
+        return argv
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        out.append(arg)
+        if arg in ("--resume", "-r") and (i + 1 == len(argv) or argv[i + 1].startswith("-")):
+            out.append("")
+    return out
 
 
 def main() -> None:
     try:
-        app()
+        app(args=_bare_resume(sys.argv[1:]))
     except KeyboardInterrupt:
         sys.stderr.write("axon: interrupted\n")
         sys.exit(130)

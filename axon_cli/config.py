@@ -99,8 +99,12 @@ def _explain(err: ValidationError, where: str) -> ConfigError:
     e = err.errors()[0]
     key = ".".join(str(p) for p in e["loc"])
     if e["type"] == "extra_forbidden":
-        known = ", ".join(Settings.model_fields) if len(e["loc"]) == 1 else ""
-        hint = f" (known keys: {known})" if known else ""
+        hint = ""
+        if len(e["loc"]) == 1:
+            import difflib
+
+            close = difflib.get_close_matches(key, list(Settings.model_fields), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else f" (known keys: {', '.join(Settings.model_fields)})"
         return ConfigError(f"{where}: unknown key '{key}'{hint}")
     got = e.get("input")
     return ConfigError(f"{where}: key '{key}': {e['msg'].lower()} (got {got!r})")
@@ -137,7 +141,10 @@ def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
         settings = Settings.model_validate(merged)
     except ValidationError as e:
         key = str(err_loc[0]) if (err_loc := e.errors()[0]["loc"]) else ""
-        raise _explain(e, sources.get(key, "settings")) from None
+        err = _explain(e, sources.get(key, "settings"))
+        if sources.get(key, "").startswith("flag "):
+            err.exit_code = 2             # a bad flag value is a usage error (README: exit 2)
+        raise err from None
     return LoadedSettings(settings, sources, files)
 
 

@@ -189,4 +189,4 @@ class DenyApprover:
         how = "re-run with --yes"
         if request.suggested_rule:
             how += f', or add the allow rule "{request.suggested_rule}" to .axon/permissions.toml'
-        return ApprovalAnswer(approved=False, message=f"not approved in a non-interactive run ({how})")
+        return ApprovalAnswer(approved=False, message=f"axon run is non-interactive ({how})")

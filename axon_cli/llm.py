@@ -3,12 +3,14 @@ retries with backoff and jitter (honouring Retry-After), usage accounting.
 
 The SDK's own retries are off (``max_retries=0``): every attempt is counted here, so
 ``max_attempts`` is the total. A stream that breaks off is retried whole; nothing of it is kept.
+A streaming request answered with an empty stream (HTTP 200, then nothing: llama-cpp-python with
+tools) or an error naming streaming is sent once more without streaming; if that works, the rest of
+the session does not stream (a Notice says so) and each reply is shown as one delta.
 """
 
 from __future__ import annotations
 
-import email.utils
-import json
+import contextlib
 import logging
 import random
 import time
@@ -19,7 +21,16 @@ from typing import Any
 
 from axon_cli.config import KEYLESS_HINT, Settings, endpoint_needs_key
 from axon_cli.errors import ConfigError, ContextTooLong, LLMError
-from axon_cli.events import EventSink, Retrying
+from axon_cli.events import EventSink, Notice, Retrying
+from axon_cli.llm_http import (
+    api_message,
+    cause,
+    empty_error,
+    extra_field,
+    is_transport_error,
+    names_streaming,
+    retry_after,
+)
 from axon_cli.tools.dispatch import ToolCall
 
 __all__ = ["LLMClient", "AssistantTurn", "SessionUsage", "OPTIONAL_PARAMS"]
@@ -79,6 +90,10 @@ class SessionUsage:
                 "total_tokens": self.total_tokens}
 
 
+class _NoStream(Exception):
+    """The endpoint accepted a streaming request but streamed nothing, or said it cannot stream."""
+
+
 class _Retryable(Exception):
     def __init__(self, reason: str, retry_after: float | None = None) -> None:
         super().__init__(reason)
@@ -92,6 +107,7 @@ class LLMClient:
         self.emit = emit or (lambda _e: None)
         self.usage = SessionUsage()
         self.dropped_params: set[str] = set()
+        self.streaming = True   # False once a request streamed nothing but was answered without
         self._seen_ids: set[str] = set()
         self.extra_params: dict[str, Any] = {}   # e.g. ``stop`` for the text tool protocol
         self._sleep = sleep
@@ -139,11 +155,12 @@ class LLMClient:
         base = self.settings.retry_base_delay * (2 ** (attempt - 1))
         return min(base, 30.0) * (0.5 + random.random() / 2)
 
-    def request_params(self, messages: list[dict[str, Any]],
-                       tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+    def request_params(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                       stream: bool | None = None) -> dict[str, Any]:
         s = self.settings
-        params: dict[str, Any] = {"model": s.model, "messages": messages, "stream": True,
-                                  "stream_options": {"include_usage": True}}
+        params: dict[str, Any] = {"model": s.model, "messages": messages, "stream": False}
+        if self.streaming if stream is None else stream:
+            params.update(stream=True, stream_options={"include_usage": True})
         if tools:
             params["tools"] = tools
             params["tool_choice"] = "auto"
@@ -154,40 +171,95 @@ class LLMClient:
         params.update(self.extra_params)
         for name in self.dropped_params:
             params.pop(name, None)
+        if not params["stream"]:
+            params.pop("stream_options", None)
         return params
 
-    def _stream_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                     on_text: Callable[[str], None] | None,
-                     on_reasoning: Callable[[str], None] | None) -> AssistantTurn:
+    def _create(self, params: dict[str, Any]) -> Any:
+        """Send one request, mapping SDK errors; None when a parameter was dropped (send again)."""
         import openai
 
-        client = self._get_client()
-        params = self.request_params(messages, tools)
         try:
-            stream = client.chat.completions.create(**_untransformed(params))
+            return self._get_client().chat.completions.create(**_untransformed(params))
         except openai.APIStatusError as e:
             if self._drop_unsupported_param(e, params):
-                return self._stream_once(messages, tools, on_text, on_reasoning)
+                return None
+            if params.get("stream") and names_streaming(api_message(e)):
+                raise _NoStream(f"HTTP {e.status_code}: {api_message(e)}") from None
             raise self._status_error(e) from None
         except openai.APITimeoutError:
             raise _Retryable("request timed out") from None
         except openai.APIConnectionError as e:
             raise _Retryable(f"cannot connect to {self.settings.base_url or 'api.openai.com'} "
-                             f"({_cause(e)})") from None
+                             f"({cause(e)})") from None
+
+    def _stream_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                     on_text: Callable[[str], None] | None,
+                     on_reasoning: Callable[[str], None] | None) -> AssistantTurn:
+        if not self.streaming:
+            return self._plain_once(messages, tools, on_text, on_reasoning)
+        import openai
+
         try:
-            return self._assemble(stream, on_text, on_reasoning)
+            stream = self._create(self.request_params(messages, tools))
+            if stream is None:
+                return self._stream_once(messages, tools, on_text, on_reasoning)
+            try:
+                return self._assemble(stream, on_text, on_reasoning)
+            finally:
+                with contextlib.suppress(Exception):
+                    stream.close()
+        except _NoStream as e:
+            return self._fall_back(messages, tools, on_text, on_reasoning, str(e))
         except openai.APIError as e:
+            if names_streaming(str(e)):
+                return self._fall_back(messages, tools, on_text, on_reasoning, str(e))
             raise _Retryable(f"stream error: {e}") from None
         except Exception as e:
-            if _is_transport_error(e):
+            if is_transport_error(e):
                 raise _Retryable(f"stream broke off: {type(e).__name__}: {e}") from None
             raise
-        finally:
-            try:
-                stream.close()
-            except Exception:
-                pass
 
+    # -- without streaming (servers that cannot stream some requests) ----------------------------
+    def _fall_back(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                   on_text: Callable[[str], None] | None, on_reasoning: Callable[[str], None] | None,
+                   why: str) -> AssistantTurn:
+        """Send the same request once without streaming; if that works, stop streaming for the session."""
+        log.info("the endpoint did not stream (%s); retrying without streaming", why)
+        turn = self._plain_once(messages, tools, None, None)
+        self.streaming = False
+        self.emit(Notice(message=f"the endpoint did not stream this request ({why[:120]}); "
+                                 "using non-streaming requests for this session"))
+        _replay(turn, on_text, on_reasoning)
+        return turn
+
+    def _plain_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                    on_text: Callable[[str], None] | None,
+                    on_reasoning: Callable[[str], None] | None) -> AssistantTurn:
+        params = self.request_params(messages, tools, stream=False)
+        response = self._create(params)
+        if response is None:
+            return self._plain_once(messages, tools, on_text, on_reasoning)
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            raise _Retryable("the non-streaming response has no choices")
+        turn = AssistantTurn(finish_reason=choices[0].finish_reason or "stop")
+        message = choices[0].message
+        turn.content = message.content or ""
+        reasoning = extra_field(message, "reasoning_content") or extra_field(message, "reasoning")
+        turn.reasoning = reasoning if isinstance(reasoning, str) else ""
+        for tc in message.tool_calls or []:
+            function = getattr(tc, "function", None)
+            turn.tool_calls.append(ToolCall(id=self.unique_call_id(tc.id or ""), name=getattr(function, "name", "") or "",
+                                            arguments=getattr(function, "arguments", "") or ""))
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            turn.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
+            turn.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
+        _replay(turn, on_text, on_reasoning)
+        return turn
+
+    # -- streaming -----------------------------------------------------------------------------
     def _assemble(self, stream: Any, on_text: Callable[[str], None] | None,
                   on_reasoning: Callable[[str], None] | None) -> AssistantTurn:
         turn = AssistantTurn()
@@ -201,7 +273,7 @@ class LLMClient:
             for choice in chunk.choices or []:
                 delta = choice.delta
                 if delta is not None:
-                    reasoning = _extra(delta, "reasoning_content") or _extra(delta, "reasoning")
+                    reasoning = extra_field(delta, "reasoning_content") or extra_field(delta, "reasoning")
                     if reasoning and isinstance(reasoning, str):
                         turn.reasoning += reasoning
                         if on_reasoning:
@@ -223,6 +295,8 @@ class LLMClient:
                 if choice.finish_reason:
                     turn.finish_reason = choice.finish_reason
         if turn.finish_reason is None:
+            if not parts and not calls and not turn.reasoning:
+                raise _NoStream("the stream ended without any content")
             raise _Retryable("the stream ended without a finish_reason (cut off)")
         turn.content = "".join(parts)
         for index in sorted(calls):
@@ -242,9 +316,9 @@ class LLMClient:
     # -- errors --------------------------------------------------------------------------------
     def _status_error(self, e: Any) -> Exception:
         status = e.status_code
-        message = _api_message(e)
+        message = api_message(e)
         if status in RETRY_STATUS:
-            return _Retryable(f"HTTP {status}: {message}", _retry_after(e.response.headers))
+            return _Retryable(f"HTTP {status}: {message}", retry_after(e.response.headers))
         if status == 401:
             return LLMError(f"the endpoint rejected the API key (HTTP 401: {message}); "
                             "set OPENAI_API_KEY to a valid key")
@@ -260,10 +334,10 @@ class LLMClient:
         """A 4xx/5xx naming an optional parameter: retry once without it, and remember."""
         if e.status_code < 400:
             return False
-        text = _api_message(e).lower()
+        text = api_message(e).lower()
         names = [n for n in OPTIONAL_PARAMS if n in params and n not in self.dropped_params]
         named = [n for n in names if n in text]
-        if not named and _empty_error(text) and "tool_choice" in names:
+        if not named and empty_error(text) and "tool_choice" in names:
             # llama.cpp-style servers answer a tool_choice they cannot honour with a bare 500; without
             # it the request means the same ("auto" is the default when tools are sent).
             named = ["tool_choice"]
@@ -272,16 +346,8 @@ class LLMClient:
         name = named[0]
         self.dropped_params.add(name)
         log.info("endpoint rejected %s (HTTP %s: %s); retrying without it", name, e.status_code, text[:100])
-        from axon_cli.events import Notice
-
         self.emit(Notice(message=f"the endpoint does not support '{name}'; continuing without it"))
         return True
-
-
-def _empty_error(message: str) -> bool:
-    """An error response without any explanation (empty body, ``{}``, ``null``)."""
-    text = message.strip().strip('"').lower()
-    return text in ("", "{}", "null", "[]", "internal server error") or text.startswith("error code: ")
 
 
 def _untransformed(params: dict[str, Any]) -> dict[str, Any]:
@@ -292,61 +358,10 @@ def _untransformed(params: dict[str, Any]) -> dict[str, Any]:
     return {**rest, "messages": [], "extra_body": raw}
 
 
-def _extra(obj: Any, name: str) -> Any:
-    value = getattr(obj, name, None)
-    if value is None:
-        extra = getattr(obj, "model_extra", None) or {}
-        value = extra.get(name)
-    return value
-
-
-def _api_message(e: Any) -> str:
-    body = getattr(e, "body", None)
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])[:300]
-        if isinstance(err, str):
-            return err[:300]
-    try:
-        text = e.response.text
-        if text:
-            try:
-                data = json.loads(text)
-                if isinstance(data, dict):
-                    err = data.get("error", data)
-                    if isinstance(err, dict) and err.get("message"):
-                        return str(err["message"])[:300]
-            except ValueError:
-                pass
-            return text.strip().splitlines()[0][:300]
-    except Exception:
-        pass
-    return str(getattr(e, "message", e))[:300]
-
-
-def _retry_after(headers: Any) -> float | None:
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return float(ms) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value)
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
-
-
-def _cause(e: BaseException) -> str:
-    inner = e.__cause__ or e.__context__
-    return str(inner or e).splitlines()[0][:200] if (inner or e) else type(e).__name__
-
-
-def _is_transport_error(e: BaseException) -> bool:
-    mod = type(e).__module__
-    return mod.startswith(("httpx", "httpcore", "h11")) or isinstance(e, (ConnectionError, TimeoutError))
+def _replay(turn: AssistantTurn, on_text: Callable[[str], None] | None,
+            on_reasoning: Callable[[str], None] | None) -> None:
+    """Show a non-streamed reply as one delta of each kind, so frontends still print it."""
+    if turn.reasoning and on_reasoning:
+        on_reasoning(turn.reasoning)
+    if turn.content and on_text:
+        on_text(turn.content)

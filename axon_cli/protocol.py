@@ -33,7 +33,7 @@ __all__ = ["TextProtocol", "AutoProtocol", "CompactNativeProtocol", "make_protoc
            "apply_profile", "configure", "compact_tools", "COMPACT_CORE", "TEXT_STOP"]
 
 log = logging.getLogger("axon.protocol")
-COMPACT_CORE = ("read_file", "edit_file", "bash", "tool_search")
+COMPACT_CORE = ("read_file", "write_file", "edit_file", "bash", "tool_search")   # small models create files
 TEXT_STOP = ["<tool_response"]
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
 
@@ -83,7 +83,9 @@ class TextProtocol(_TextCalls):
         self._described = {s.name for s in specs}
         if not specs:
             return ""
-        return load_template("text_tools.md").format(example=_example(specs),
+        names = {s.name for s in specs}
+        worked = load_template("text_example.md") if {"read_file", "edit_file"} <= names else ""
+        return load_template("text_tools.md").format(example=_example(specs), worked_example=worked,
                                                      tool_list=describe_tools(specs, self._detailed))
 
     def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:

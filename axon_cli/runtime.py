@@ -20,7 +20,7 @@ from axon_cli.cost import CostMeter
 from axon_cli.errors import UsageError
 from axon_cli.events import Approver, Event, EventSink
 from axon_cli.llm import LLMClient
-from axon_cli.permissions.base import AllowAll, PermissionPolicy
+from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.protocol import configure as configure_protocol
 from axon_cli.protocol import system_block
 from axon_cli.sandbox import check_available as check_sandbox
@@ -120,16 +120,13 @@ class Runtime:
 
 
 def make_policy(loaded: LoadedSettings, project_root: Path) -> PermissionPolicy:
-    try:
-        from axon_cli.permissions.policy import load_policy  # provided by the permissions layer
-    except ImportError:
-        return AllowAll()
+    from axon_cli.permissions.policy import load_policy
+
     return load_policy(loaded, project_root)
 
 
 def current_mode(policy: PermissionPolicy, settings: Settings) -> str:
-    mode = getattr(policy, "mode", None)
-    return str(mode) if isinstance(mode, str) and mode else settings.mode
+    return policy.mode or settings.mode
 
 
 def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver,
@@ -216,7 +213,7 @@ def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver,
         raise UsageError(f"cannot read session {session_id}: {e.strerror or e}") from None
     rt = build_runtime(loaded, project_root, approver, session_id=session_id, messages=resumed.messages,
                        resumed=resumed)
-    if resumed.mode and not loaded.source("mode").startswith("flag") and hasattr(rt.policy, "set_mode"):
+    if resumed.mode and not loaded.source("mode").startswith("flag"):
         rt.policy.set_mode(resumed.mode)
     if resumed.activated:
         rt.registry.activate(resumed.activated)

@@ -4,7 +4,8 @@ Modes (config key ``sandbox``, flag ``--sandbox``):
 
 - ``off``: the command runs as is.
 - ``read-only``: the whole filesystem is mounted read-only; ``/tmp`` is a private, writable tmpfs
-  (the host's ``/tmp`` is hidden, except the project and ``$HOME`` if they live there, read-only);
+  (the host's ``/tmp`` is hidden, except — read-only — the project, ``$HOME``, the running Python
+  and the installs behind PATH entries, if they live there);
   fresh ``/dev`` and ``/proc``; no network (own network namespace: only its own loopback); its own
   pid namespace, so when the command's shell ends or is killed, everything it started dies too.
 - ``workspace-write``: as read-only, plus the project root writable — except ``<root>/.git`` and
@@ -70,9 +71,8 @@ def wrap_command(argv: Sequence[str], mode: str, project_root: Path | str, *, ho
     root = os.path.realpath(project_root)
     args = [bwrap or find_bwrap() or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp"]
-    home_path = os.path.realpath(home) if home else ""
-    if home_path and _within(home_path, "/tmp") and not _within(home_path, root) and os.path.isdir(home_path):
-        args += ["--ro-bind", home_path, home_path]        # HOME stays visible (read-only) under a private /tmp
+    for kept in _kept_under_tmp(home, root):
+        args += ["--ro-bind", kept, kept]
     if mode == "workspace-write":
         args += ["--bind", root, root]
         for name in PROTECTED:
@@ -83,6 +83,24 @@ def wrap_command(argv: Sequence[str], mode: str, project_root: Path | str, *, ho
         args += ["--ro-bind", root, root]
     args += [*NAMESPACE_FLAGS, "--chdir", os.path.realpath(cwd) if cwd else root, "--", *argv]
     return args
+
+
+def _kept_under_tmp(home: str | None, root: str) -> list[str]:
+    """Host directories under /tmp that stay visible (read-only) beneath the private /tmp: $HOME,
+    the running Python's prefix and the installs behind PATH entries (a venv in /tmp must keep
+    working inside the sandbox)."""
+    import sys
+
+    candidates = [home or "", sys.prefix, sys.base_prefix]
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        real = os.path.realpath(entry) if entry else ""
+        candidates.append(os.path.dirname(real) if os.path.basename(real) == "bin" else real)
+    kept: list[str] = []
+    for path in sorted({os.path.realpath(c) for c in candidates if c}, key=len):
+        if (_within(path, "/tmp") and path != "/tmp" and not _within(path, root) and os.path.isdir(path)
+                and not any(_within(path, k) for k in kept)):
+            kept.append(path)
+    return kept
 
 
 @functools.lru_cache(maxsize=8)

@@ -34,8 +34,9 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        if mode is None:
+            mode = _existing_mode(path)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -49,6 +50,28 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
             os.close(dfd)
     except OSError:
         pass
+
+
+def _existing_mode(path: Path) -> int:
+    """The permission bits ``path`` has, or what a new file gets under the umask (mkstemp's 0600
+    would otherwise leak onto every file axon creates)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    try:  # Linux: read it without changing it (os.umask round-trips race with other threads)
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
 
 
 def find_project_root(start: Path | None = None) -> Path:

@@ -16,6 +16,7 @@ code and is left alone.
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import re
 from dataclasses import dataclass, field
@@ -45,6 +46,8 @@ class ParsedCalls:
 def parse_text_calls(content: str, registry: ToolRegistry, finish_reason: str | None = None) -> ParsedCalls:
     """Every text call in ``content``; only active tools with object arguments become calls."""
     out = ParsedCalls()
+    if "&lt;" in content or "&#34;" in content or "&quot;" in content:
+        content = html.unescape(content)   # llama.cpp's chatml-function-calling template HTML-escapes
     taken: list[tuple[int, int]] = []
     for m in _CLOSED.finditer(content):
         taken.append(m.span())

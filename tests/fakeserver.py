@@ -37,6 +37,7 @@ class Reply:
     usage: dict[str, int] | None = None
     chunk_size: int = 7                      # characters per content / argument fragment
     call_ids: list[str] | None = None        # ids to send for the tool calls (default: unique ones)
+    empty_stream: bool = False               # a streaming request gets 200, a ping comment, then the end
 
 
 def text_reply(content: str, **kw: Any) -> Reply:
@@ -182,7 +183,10 @@ class ScriptedServer:
                 self.send_header("Transfer-Encoding", "chunked")
                 self.send_header("Cache-Control", "no-cache")
                 self.end_headers()
-                events = server._sse_events(reply, body)
+                events = [] if reply.empty_stream else server._sse_events(reply, body)
+                if reply.empty_stream:   # what llama-cpp-python sends when it cannot stream with tools
+                    ping = b": ping\n\n"
+                    self.wfile.write(f"{len(ping):x}\r\n".encode() + ping + b"\r\n")
                 try:
                     for n, event in enumerate(events):
                         if reply.cut_after is not None and n >= reply.cut_after:

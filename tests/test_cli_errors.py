@@ -144,3 +144,23 @@ def test_reused_call_ids_are_made_unique(server, run_axon):
     assert len(ids) == 3 and len(set(ids)) == 3
     assert answered == ids
     assert all("unknown tool 'ghost'" in m["content"] for m in final if m["role"] == "tool")
+
+
+def test_init_creates_state_and_is_idempotent(run_axon, project):
+    import stat
+    import subprocess
+
+    r = run_axon("init")
+    assert r.code == 0 and "initialised" in r.stdout
+    perms = project / ".axon" / "permissions.toml"
+    assert 'deny = ["read_file(.env*)"' in perms.read_text()
+    assert stat.S_IMODE(perms.stat().st_mode) & 0o044, "readable like any project file, not 0600"
+    perms.write_text('allow = ["bash(ls)"]\n')
+    again = run_axon("init")
+    assert again.code == 0 and "already initialised" in again.stdout
+    assert perms.read_text() == 'allow = ["bash(ls)"]\n'
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (project / ".axon" / "audit.jsonl").write_text("{}\n")
+    ignored = subprocess.run(["git", "check-ignore", "-q", ".axon/audit.jsonl"], cwd=project)
+    kept = subprocess.run(["git", "check-ignore", "-q", ".axon/permissions.toml"], cwd=project)
+    assert ignored.returncode == 0 and kept.returncode == 1

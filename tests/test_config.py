@@ -109,3 +109,10 @@ def test_help_does_not_import_heavy_modules():
             "if m in sys.modules]\nprint('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
     assert "HEAVY []" in out, out
+
+
+def test_unknown_key_suggests_the_closest(layers):
+    _, project = layers
+    write(project / ".axon" / "config.toml", 'max_turn = 3\n')
+    with pytest.raises(ConfigError, match=r"unknown key 'max_turn'; did you mean 'max_turns'\?"):
+        load_settings(project, env={})

@@ -120,4 +120,5 @@ def test_config_keys_select_protocol_and_profile(server, run_axon, project):
     assert r.code == 0, r.stderr
     system = server.requests[0].messages[0]["content"]
     assert "tools" not in server.requests[0].body
-    assert "- read_file(" in system and "- write_file(" not in system and "write_file" in system
+    assert "- read_file(" in system and "- write_file(" in system
+    assert "- list_files(" not in system and "list_files" in system   # deferred: found with tool_search

@@ -91,6 +91,16 @@ def test_a_call_cut_by_the_length_limit_is_never_a_call(registry):
     assert len(parsed.errors) == 1 and "output token limit" in parsed.errors[0]
 
 
+def test_html_escaped_quotes_are_unescaped(registry):
+    # seen from Qwen2.5-Coder-1.5B on llama.cpp after a tool result
+    text = '```json\n{&#34;name&#34;: &#34;bash&#34;, &#34;arguments&#34;: {&#34;command&#34;: &#34;ls&#34;}}\n```'
+    assert parse_text_calls(text, registry).calls == [("bash", {"command": "ls"})]
+    tagged = '<tool_call>{&quot;name&quot;: &quot;bash&quot;, &quot;arguments&quot;: {}}</tool_call>'
+    assert parse_text_calls(tagged, registry).calls == [("bash", {})]
+    whole = '&lt;tool_call&gt;\n{&#34;name&#34;: &#34;bash&#34;, &#34;arguments&#34;: {}}\n&lt;/tool_call&gt;'
+    assert parse_text_calls(whole, registry).calls == [("bash", {})]
+
+
 def test_a_stray_brace_after_the_json_is_tolerated(registry):
     parsed = parse_text_calls('<tool_call>{"name": "bash", "arguments": {"command": "ls"}}}</tool_call>', registry)
     assert parsed.calls == [("bash", {"command": "ls"})]
@@ -171,6 +181,8 @@ def test_make_protocol_by_settings(registry):
 def test_compact_profile_defers_the_rest_without_touching_shared_specs(registry):
     apply_profile(registry, Settings(prompt_profile="compact"))
     assert [s.name for s in registry.active()] == [n for n in registry.names() if n in COMPACT_CORE]
+    # small models must be able to create files without a tool_search first
+    assert {s.name for s in registry.active()} == {"read_file", "write_file", "edit_file", "bash", "tool_search"}
     assert all(not s.deferred for s in builtin_specs() if s.name in ("write_file", "read_file"))
     assert ToolRegistry.with_builtins().is_active("write_file")
     compact = CompactNativeProtocol().tools_param(registry) or []

@@ -205,3 +205,24 @@ def test_check_available_without_bwrap_on_path(monkeypatch: pytest.MonkeyPatch, 
     assert str(err.value) == "sandbox 'read-only' needs bubblewrap: apt install bubblewrap (or use --sandbox off)"
     r = bash(dispatcher(tmp_path, "workspace-write"), "echo never")   # never silently unsandboxed
     assert not r.ok and "needs bubblewrap" in r.content and "never" not in r.content
+
+
+@needs_namespaces
+def test_tools_installed_under_tmp_stay_runnable(root: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # A virtualenv (or any install) under /tmp, reached through PATH, must keep working inside the
+    # private /tmp — CI and many users keep their venv there.
+    install = tmp_path / "venv"
+    (install / "bin").mkdir(parents=True)
+    (install / "lib").mkdir()
+    (install / "lib" / "data.txt").write_text("from the install\n")
+    tool = install / "bin" / "mytool"
+    tool.write_text(f"#!/bin/sh\ncat {install}/lib/data.txt\n")
+    tool.chmod(0o755)
+    (tmp_path / "secret-elsewhere.txt").write_text("other files in /tmp stay hidden\n")
+    monkeypatch.setenv("PATH", f"{install / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    for mode in ("read-only", "workspace-write"):
+        result = bash(dispatcher(root, mode), f"mytool; cat {tmp_path / 'secret-elsewhere.txt'}")
+        assert "from the install" in result.content, result.content
+        assert "other files in /tmp stay hidden" not in result.content
+        assert "No such file or directory" in result.content

@@ -32,6 +32,11 @@ class PermissionPolicy(Protocol):
         Returns a line saying what was done."""
         ...
 
+    @property
+    def mode(self) -> str: ...
+
+    def set_mode(self, mode: str) -> None: ...
+
 
 class AllowAll:
     """Every call runs (the pass-through policy)."""
@@ -41,3 +46,10 @@ class AllowAll:
 
     def remember(self, rule: str, scope: Literal["session", "project"]) -> str:
         return ""
+
+    @property
+    def mode(self) -> str:
+        return "yolo"
+
+    def set_mode(self, mode: str) -> None:
+        return None

@@ -54,6 +54,8 @@ def sensitive_reason(path: str, write: bool = False) -> str | None:
             return part
     if write and any(path.endswith(p) for p in PROTECTED_WRITES):
         return path
+    if write and ".git" in parts:      # .git/config (core.fsmonitor, diff.external) and hooks run code
+        return ".git"
     return None
 
 

@@ -171,6 +171,8 @@ def _path_words(argv: list[str]) -> list[str]:
             continue
         if arg and (_PATHISH.search(arg) or name in ("cat", "less", "more", "source", ".")):
             words.append(arg)
+        if name == "git" and ":" in arg and "://" not in arg and not arg.startswith("-"):
+            words.append(arg.split(":", 1)[1] or ".")    # git show REV:PATH reads PATH
     return words
 
 
@@ -205,6 +207,12 @@ def _walk(node: Any, text: str, out: list[RawCommand], nested: list[str], piped:
     else:
         for part in getattr(node, "parts", None) or getattr(node, "list", None) or []:
             _walk(part, text, out, nested)
+        redirects = getattr(node, "redirects", None) or []
+        if redirects:                 # `{ …; } > f`, `while …; done < f`: the compound's own redirections
+            holder = RawCommand()
+            for part in redirects:
+                _redirect(part, text, holder, out, nested)
+            out.append(holder)
 
 
 def _command(node: Any, text: str, out: list[RawCommand], nested: list[str], piped: bool) -> RawCommand:

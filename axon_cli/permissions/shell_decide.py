@@ -3,7 +3,8 @@
 A deny (ask) rule matching any simple command denies (asks for) the whole; file-tool deny/ask
 rules apply to the paths a command names (``read_file(.env)`` denied means ``cat .env`` is too).
 Rules allow a compound command only if every simple command is allowed by a rule or is itself
-read-only and stays inside the project.
+read-only and stays inside the project. A bash allow rule covers the command, not a file it
+redirects output into: that write still asks (except in ``accept-edits``, inside the project).
 """
 
 from __future__ import annotations
@@ -98,8 +99,8 @@ def _allow_or_ask(a: CommandAnalysis, facts: _Facts, ctx: Ctx, tool: str, destru
         outside += out
         if rule is not None:
             used.append(rule)
-            if out:
-                pending.append(unit)
+            if out or (writes and ctx.mode != "accept-edits"):   # a rule covers the command, not
+                pending.append(unit)                               # the file it redirects into
         elif not (unit.read_only and not writes and not out):
             pending.append(unit)
     sensitive = [f.sensitive for f in facts.all() if f.sensitive]

@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from axon_cli.permissions.shell_builtins import SAFE_ENV, builtin_read_only
+
 __all__ = ["Unwrapped", "unwrap", "is_read_only", "destructive_reason", "command_name", "SHELLS"]
 
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "mksh"}
 BIN_DIRS = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/usr/local/sbin/")
-SAFE_ENV = {"LANG", "LANGUAGE", "TZ", "NO_COLOR", "COLUMNS", "LINES", "TERM", "FORCE_COLOR", "CLICOLOR"}
 
 # Wrappers that only change how the inner command runs (the wrapper itself is not kept as a unit).
 _TRANSPARENT = {"command", "builtin", "exec", "env", "nice", "nohup", "time", "timeout", "stdbuf",
@@ -154,11 +155,17 @@ _WRITE_OPTS = {
 }
 
 
-def _has_opt(args: list[str], opts: tuple[str, ...]) -> bool:
+_CLUSTERED = {"sort", "fd", "tree"}    # short options combine: `sort -mo out` writes out
+
+
+def _has_opt(args: list[str], opts: tuple[str, ...], clustered: bool = False) -> bool:
     for a in args:
+        short_cluster = clustered and a.startswith("-") and not a.startswith("--")
         for o in opts:
             if a == o or a.startswith(o + "=") or (len(o) == 2 and not o.startswith("--")
                                                     and a.startswith(o) and not a.startswith("--")):
+                return True
+            if short_cluster and len(o) == 2 and o[1] in a[1:]:
                 return True
     return False
 
@@ -203,9 +210,12 @@ def is_read_only(argv: list[str], assignments: list[str] | None = None) -> bool:
     if any(a.split("=", 1)[0] not in SAFE_ENV and not a.startswith("LC_") for a in assignments or []):
         return False                   # PAGER=…, GIT_EXTERNAL_DIFF=…, LD_PRELOAD=… can run anything
     name, args = command_name(argv), argv[1:]
+    builtin = builtin_read_only(name, args)
+    if builtin is not None:
+        return builtin and name in _ALWAYS_RO
     if name == "git":
         return _git_read_only(args)
-    if name in _WRITE_OPTS and _has_opt(args, _WRITE_OPTS[name]):
+    if name in _WRITE_OPTS and _has_opt(args, _WRITE_OPTS[name], name in _CLUSTERED):
         return False
     if name == "find":
         bad = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls")

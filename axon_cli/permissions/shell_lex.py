@@ -158,6 +158,8 @@ class _Lexer:
                     raise ShellSyntaxError("unterminated $'")
                 out.append(decode_ansi_c(text[i + 2:end]))
                 i = end + 1
+            elif c == "$" and text.startswith('$"', i):
+                i += 1                     # $"…" (locale translation) is a double-quoted string
             elif c == "$":
                 lit, i = dollar(text, i, subs)
                 out.append(lit)

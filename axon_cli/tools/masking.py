@@ -38,7 +38,8 @@ _NAME = (r"(?:[a-z0-9]{1,30}[_.-]){0,6}(?:[a-z0-9]{0,20}(?:password|passwd|passp
 _ASSIGNMENT = re.compile(
     r"(?i)(?<![\w.])(?P<prefix>(?P<name>" + _NAME + r")(?:\\*[\"'])?"
     r"(?P<sep>[ \t]*[:=][ \t]*)(?!=)(?P<quote>\\*[\"'])?)"
-    r"(?P<value>\[REDACTED\]|[^\s\"'`,;\\(){}\[\]<>=]{4,4096}(?=[\s\"'`,;\\){}\[\]<>]|$))"
+    r"(?P<value>\[REDACTED\]|(?(quote)[^\"'\\\n]{4,4096}(?=\\*[\"'])|"   # quoted: up to the quote
+    r"[^\s\"'`,;\\(){}\[\]<>=]{4,4096}(?=[\s\"'`,;\\){}\[\]<>]|$)))"
 )
 _NAME_ENDINGS = ("pass", "password", "passwd", "passphrase", "pwd", "secret", "token", "key", "credential",
                  "credentials")

@@ -76,9 +76,13 @@ def _aligned_spans(text: str, old: str, level: int, tab: int, replace_all: bool)
     needle, _ = _normalize(old, level, tab)
     if not needle.strip():
         return []
+    last = old.rsplit("\n", 1)[-1]
+    trimmed = level >= 2 and last != last.rstrip(" \t\r")   # its end was trailing whitespace
     spans = []
     for s in _occurrences(norm, needle, overlapping=not replace_all):
         e = s + len(needle)
+        if trimmed and e < len(norm) and norm[e] != "\n":
+            continue            # "value = 1 " must not match the start of "value = 10"
         if s > 0 and index[s - 1] == index[s]:
             continue            # starts inside an expanded tab
         if index[e - 1] == index[e]:
@@ -96,13 +100,17 @@ def find_spans(text: str, old: str, replace_all: bool) -> Found:
         raise ToolError(f"old_string appears {len(exact)} times: add surrounding context to make it "
                         "unique, or set replace_all to change every occurrence")
     for level, layer in enumerate(LAYERS, start=1):
-        for tab in _TAB_WIDTHS if level >= 3 else (4,):
-            spans = _aligned_spans(text, old, level, tab, replace_all)
-            if len(spans) == 1 or (spans and replace_all):
-                return Found(spans, layer, tab)
-            if spans:
-                raise ToolError(f"old_string was not found exactly; ignoring {layer} it matches "
-                                f"{len(spans)} places: add surrounding context to make it unique")
+        by_tab = {tab: _aligned_spans(text, old, level, tab, replace_all)
+                  for tab in (_TAB_WIDTHS if level >= 3 else (4,))}
+        matched = {tab: spans for tab, spans in by_tab.items() if spans}
+        if not matched:
+            continue
+        places = {span for spans in matched.values() for span in spans}   # over every tab width
+        tab, spans = next(iter(matched.items()))
+        if len(places) == 1 or (replace_all and all(set(s) == places for s in matched.values())):
+            return Found(spans, layer, tab)
+        raise ToolError(f"old_string was not found exactly; ignoring {layer} it matches "
+                        f"{len(places)} places: add surrounding context to make it unique")
     hint = closest_region(text, old)
     raise ToolError("old_string not found in the file (it must match exactly, including "
                     "indentation)." + (f" The closest region is:\n{hint}" if hint else ""))

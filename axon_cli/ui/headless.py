@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from typing import Any, TextIO
 
@@ -14,7 +16,11 @@ from axon_cli.events import (
     ToolCallEnd,
 )
 
-__all__ = ["TextProgress", "StreamJson", "json_result"]
+__all__ = ["TextProgress", "StreamJson", "json_result", "end_line"]
+
+DETAIL_CHARS = 300                                       # a failure's message on a progress line
+LINE_CHARS = 600
+_HAS_TIME = re.compile(r"\d(?:\.\d+)?\s?(?:s|ms)\b")   # the summary already says how long
 
 
 class TextProgress:
@@ -26,10 +32,7 @@ class TextProgress:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ToolCallEnd):
-            mark = "✓" if event.ok else "✗"
-            summary = f" — {event.summary}" if event.summary else ""
-            self._line(f"{mark} {event.name}{self._args.pop(event.call_id, '')}{summary} "
-                       f"({event.duration_ms} ms)")
+            self._line(end_line(event, self._args.pop(event.call_id, "")))
         elif isinstance(event, ToolCallBegin):
             self._args[event.call_id] = f"({event.summary})" if event.summary else ""
         elif isinstance(event, Retrying):
@@ -39,10 +42,32 @@ class TextProgress:
 
     def _line(self, text: str) -> None:
         try:
-            self.err.write(text.replace("\n", " ")[:300] + "\n")
+            self.err.write(text.replace("\n", " ")[:LINE_CHARS] + "\n")
             self.err.flush()
         except (OSError, ValueError):
             pass
+
+
+def end_line(event: ToolCallEnd, args: str = "") -> str:
+    """``✓ bash(ls) — exit 0 in 0.1 s``: a failure shows the whole message (the model's text), not the
+    cut summary, so a denial keeps its hint; a spilled output says where the full text is."""
+    mark = "✓" if event.ok else "✗"
+    detail = event.summary if event.ok else " ".join(event.output.split()) or event.summary
+    if len(detail) > DETAIL_CHARS:
+        detail = detail[:DETAIL_CHARS - 1] + "…"
+    text = f"{mark} {event.name}{args}" + (f" — {detail}" if detail else "")
+    if event.spill_path:
+        text += f" [output truncated; full text in {_relative(event.spill_path)}]"
+    if not _HAS_TIME.search(event.summary):
+        text += f" ({event.duration_ms} ms)"
+    return text
+
+
+def _relative(path: str) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path
 
 
 class StreamJson:

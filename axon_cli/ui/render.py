@@ -6,6 +6,7 @@ part (what is streaming, which tools are running) lives in ``ui/stream.py``.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -66,21 +67,35 @@ def tool_end_line(name: str, label: str, ok: bool, summary: str, output: str, du
     mark, style = ("✓ ", "green") if ok else ("✗ ", "bold red")
     text = Text.assemble((mark, style), (label, "bold" if ok else "red"))
     detail = summary or ("" if ok else output.split("\n", 1)[0].removeprefix("Error: "))
+    if not ok and summary:   # the summary is cut (at 100 chars, or a "…:" heading): show the message
+        full = " ".join(output.split()).removeprefix("Error: ")
+        if full.startswith(summary.removeprefix("Error: ")):
+            detail = full
     if detail:
-        text.append(f" · {detail[:160]}", "dim" if ok else "red")
+        text.append(f" · {detail[:240]}", "dim" if ok else "red")
     if duration_ms >= 1000 and not _HAS_TIME.search(detail):
         text.append(f" ({fmt_duration(duration_ms)})", "dim")
     return text
 
 
 def print_tool_end(console: Console, name: str, label: str, ok: bool, summary: str, output: str,
-                   duration_ms: int, display: dict[str, Any] | None = None) -> None:
-    """The summary line of a finished call, and its diff when the tool changed a file."""
+                   duration_ms: int, display: dict[str, Any] | None = None, spill_path: str | None = None) -> None:
+    """The summary line of a finished call, where a long output was saved, and its diff when the
+    tool changed a file."""
     console.print(tool_end_line(name, label, ok, summary, output, duration_ms), overflow="ellipsis",
                   no_wrap=True)
+    if spill_path:
+        console.print(Text(f"  output truncated; full text in {_relative(spill_path)}", "dim"))
     diff = (display or {}).get("diff")
     if ok and isinstance(diff, str) and diff.strip():
         print_diff(console, diff)
+
+
+def _relative(path: str) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path
 
 
 def diff_text(diff: str, max_lines: int = MAX_DIFF_LINES) -> Text:

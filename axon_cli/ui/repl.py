@@ -151,13 +151,10 @@ class Repl:
 
     # -- mode and status --------------------------------------------------------------------
     def current_mode(self) -> str:
-        policy = self._rt.policy if self._rt is not None else None
-        return str(getattr(policy, "mode", None) or self.loaded.settings.mode)
+        return self._rt.policy.mode if self._rt is not None else self.loaded.settings.mode
 
     def set_mode(self, mode: str) -> None:
-        policy = self.rt.policy
-        if hasattr(policy, "set_mode"):
-            policy.set_mode(mode)
+        self.rt.policy.set_mode(mode)
         self.rt.llm.settings.mode = mode  # type: ignore[assignment]
 
     def refresh_status(self) -> None:
@@ -165,9 +162,9 @@ class Repl:
         rt = self._rt
         if rt is None:
             return
-        cost = rt.cost_usd() if hasattr(rt, "cost_usd") else self.view.cost_usd
+        cost = rt.cost_usd()
         used = rt.llm.usage.last_prompt_tokens
-        if not used and hasattr(rt, "context_tokens"):
+        if not used:
             with contextlib.suppress(Exception):
                 used = rt.context_tokens()
         status = toolbar_text(rt.llm.settings.model, self.current_mode(), used,

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 __all__ = ["Command", "COMMANDS", "run_slash", "command_names", "MODES"]
 
 MODES = ("default", "accept-edits", "read-only", "yolo")
-NOT_YET = "not available yet in this build"
 
 
 @dataclass(frozen=True)
@@ -67,10 +66,7 @@ def _model(repl: Repl, arg: str) -> None:
         repl.console.print(f"model: [bold]{settings.model}[/]")
         return
     try:
-        if hasattr(repl.rt, "switch_model"):
-            repl.rt.switch_model(arg)
-        else:
-            settings.model = arg
+        repl.rt.switch_model(arg)
     except ValueError as e:
         print_error(repl.console, f"cannot use model {arg!r}: {e}")
         return
@@ -94,35 +90,20 @@ def _tools(repl: Repl, arg: str) -> None:
 
 
 def _permissions(repl: Repl, arg: str) -> None:
-    try:
-        from axon_cli.permissions.report import show_rules
-    except ImportError:
-        print_notice(repl.console, f"/permissions is {NOT_YET}")
-        return
+    from axon_cli.permissions.report import show_rules
+
     repl.console.print(Text(show_rules(repl.loaded, repl.project_root)))
 
 
 def _cost(repl: Repl, arg: str) -> None:
-    rt = repl.rt
-    if hasattr(rt, "cost_text"):
-        repl.console.print(Text(rt.cost_text()))
-        return
-    u = rt.llm.usage
-    repl.console.print(f"{u.requests} requests · {u.prompt_tokens} prompt + {u.completion_tokens} "
-                       f"completion tokens = {u.total_tokens} tokens")
+    repl.console.print(Text(repl.rt.cost_text()))
 
 
 def _compact(repl: Repl, arg: str) -> None:
-    if not hasattr(repl.rt, "compact"):
-        print_notice(repl.console, f"/compact is {NOT_YET}")
-        return
     repl.console.print(Text(repl.rt.compact(arg or None)))
 
 
 def _undo(repl: Repl, arg: str) -> None:
-    if not hasattr(repl.rt, "undo"):
-        print_notice(repl.console, f"/undo is {NOT_YET}")
-        return
     restored = repl.rt.undo()
     if not restored:
         print_notice(repl.console, "nothing to undo (bash changes are not tracked)")

@@ -181,7 +181,7 @@ class StreamView:
         self._asked.discard(event.call_id)
         # an approved change was just shown in the question: do not repeat its diff
         print_tool_end(self.console, event.name, label, event.ok, event.summary, event.output,
-                       duration, {} if asked else event.display)
+                       duration, {} if asked else event.display, event.spill_path)
 
     def _on_todo_updated(self, event: TodoUpdated) -> None:
         if event.todos != self._todos:

@@ -78,7 +78,9 @@ def plan_edit(inp: EditFileInput, ctx: ToolContext) -> Plan:
     path = ctx.resolve(inp.path)
     rel = ctx.relative(path)
     if inp.old_string == inp.new_string:
-        raise ToolError("old_string and new_string are identical: nothing to change")
+        raise ToolError("old_string and new_string are identical, so nothing would change: old_string must be "
+                        "the text as it is now in the file (read_file shows it) and new_string the corrected "
+                        "text that replaces it")
     if not path.exists():
         if inp.old_string:
             raise ToolError(missing_file_message(ctx, path))
@@ -167,6 +169,9 @@ def read_file(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         raise ToolError(f"{ctx.relative(path)} is a directory: use list_files to see its contents")
     if not path.exists():
         raise ToolError(missing_file_message(ctx, path))
+    if not path.is_file():            # a FIFO or a device would block or never end
+        raise ToolError(f"{ctx.relative(path)} is not a regular file (a device, FIFO or socket); "
+                        "it cannot be read")
     try:
         res = read_numbered(ctx, path, inp.offset or 1, inp.limit or MAX_LINES)
     except PermissionError:

@@ -47,6 +47,7 @@ RUN_MARKER = "AXON_BASH_RUN"
 NONINTERACTIVE_ENV = {
     "CI": "1", "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb",
     "NO_COLOR": "1", "DEBIAN_FRONTEND": "noninteractive", "PYTHONUNBUFFERED": "1",
+    "GIT_EDITOR": "true", "EDITOR": "true", "VISUAL": "true",   # a user's vim would wait until the timeout
 }
 
 DESCRIPTION = """Run a shell command (bash -c) in the project root and return its output and exit code.
