@@ -19,22 +19,20 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from axon_cli.events import (
-    ApprovalAnswer,
-    ApprovalRequest,
-    ApprovalRequested,
     Approver,
     DenyApprover,
     EventSink,
-    PermissionDecision,
     ToolCallBegin,
     ToolCallEnd,
 )
 from axon_cli.permissions.base import AllowAll, Decision, PermissionPolicy
 from axon_cli.tools.audit import AuditLog
+from axon_cli.tools.gate import PermissionGate
 from axon_cli.tools.governance import govern
 from axon_cli.tools.masking import mask as default_mask
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
+from axon_cli.tools.validation import format_validation_error
 
 __all__ = ["ToolCall", "CallResult", "Prepared", "Dispatcher", "format_validation_error"]
 
@@ -81,62 +79,31 @@ class Prepared:
             return False
 
 
-_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array",
-               dict: "object", type(None): "null"}
-
-
-def _schema_at(schema: dict[str, Any] | None, loc: tuple[Any, ...]) -> dict[str, Any]:
-    node: Any = schema or {}
-    for part in loc:
-        node = (node.get("items") if isinstance(part, int) else node.get("properties", {}).get(part)) or {}
-    return node if isinstance(node, dict) else {}
-
-
-def _expected(e: Any, schema: dict[str, Any] | None) -> str:
-    """What was expected of a missing field, or what was sent instead of a valid value."""
-    if not e["loc"] or e["type"] in ("value_error", "assertion_error"):   # its own message says it all
-        return ""
-    if e["type"] == "missing":
-        node = _schema_at(schema, tuple(e["loc"]))
-        kind = "one of " + ", ".join(map(repr, node["enum"])) if "enum" in node else node.get("type", "")
-        return f" (expected {kind})" if kind else ""
-    given = e.get("input")
-    shown = repr(given) if len(repr(given)) <= 40 else repr(given)[:37] + "..."
-    return f" (got {_JSON_TYPES.get(type(given), type(given).__name__)} {shown})"
-
-
-def format_validation_error(tool: str, err: ValidationError, schema: dict[str, Any] | None = None,
-                            args: dict[str, Any] | None = None) -> str:
-    """One line per bad field with what was expected or got; unexpected argument names too."""
-    lines = []
-    for e in err.errors():
-        loc = ".".join(str(p) for p in e["loc"]) or "(arguments)"
-        lines.append(f"  - {loc}: {e['msg']}{_expected(e, schema)}")
-    if schema is not None and args and not schema.get("additionalProperties"):
-        unknown = [k for k in args if k not in schema.get("properties", {})]
-        if unknown:
-            lines.append(f"  - unexpected argument{'s' if len(unknown) != 1 else ''} "
-                         f"{', '.join(map(repr, unknown))}; the parameters are: "
-                         f"{', '.join(schema.get('properties', {}))}")
-    n = len(err.errors())
-    return (f"Error: {n} validation error{'s' if n != 1 else ''} in the arguments of {tool}:\n"
-            + "\n".join(lines) + "\nFix the arguments and try again.")
-
-
 class Dispatcher:
     def __init__(self, registry: ToolRegistry, ctx: ToolContext, *, policy: PermissionPolicy | None = None,
                  approver: Approver | None = None, emit: EventSink | None = None,
                  audit: AuditLog | None = None, mask: Any = None) -> None:
         self.registry = registry
         self.ctx = ctx
-        self.policy: PermissionPolicy = policy or AllowAll()
-        self.approver: Approver = approver or DenyApprover()
         self.emit: EventSink = emit or (lambda _e: None)
         self.audit = audit or AuditLog(ctx.state_dir, ctx.session_id)
         self.mask = mask or default_mask
+        self.gate = PermissionGate(policy or AllowAll(), approver or DenyApprover(), ctx, self.emit, self.mask)
         self._begun: set[str] = set()
         self._ended: set[str] = set()
         self._ended_lock = threading.Lock()
+
+    @property
+    def policy(self) -> PermissionPolicy:
+        return self.gate.policy
+
+    @property
+    def approver(self) -> Approver:
+        return self.gate.approver
+
+    @approver.setter
+    def approver(self, approver: Approver) -> None:
+        self.gate.approver = approver
 
     # -- the whole pipeline -------------------------------------------------------------------
     def dispatch(self, call: ToolCall) -> CallResult:
@@ -166,7 +133,7 @@ class Dispatcher:
             self._begin(call, args, "")
             return self._fail(call, started, format_validation_error(spec.name, e, spec.json_schema(), args), args)
         self._begin(call, args, self._describe(spec, tool_input))
-        decision = self._permission(call, spec, tool_input, args)
+        decision = self.gate.decide(call.id, spec, tool_input, args, self._describe(spec, tool_input))
         if decision.behavior != "allow":
             return self._fail(call, started, decision.reason, args, decision)
         return Prepared(call, spec, tool_input, args, decision, started)
@@ -183,60 +150,6 @@ class Dispatcher:
             return (f"Error: tool {name!r} is deferred and not active yet. Call tool_search with a "
                     f"query for it to activate it. Active tools: {active}.")
         return f"Error: unknown tool {name!r}. Available tools: {active}."
-
-    def _permission(self, call: ToolCall, spec: ToolSpec[Any], tool_input: BaseModel,
-                    args: dict[str, Any]) -> Decision:
-        try:
-            decision = self.policy.check(spec, tool_input, self.ctx)
-        except Exception as e:   # a policy bug must not run the call
-            log.exception("permission check failed")
-            decision = Decision("deny", f"permission check failed: {e}", "error")
-        final = decision
-        if decision.behavior == "ask":
-            final = self._ask(call, spec, tool_input, args, decision)
-        elif decision.behavior == "deny":
-            final = Decision("deny", f"Permission denied: {decision.reason} ({decision.decided_by})",
-                             decision.decided_by, decision.destructive)
-        self.emit(PermissionDecision(call_id=call.id, name=call.name, decision=decision.behavior,
-                                     final="allow" if final.behavior == "allow" else "deny",
-                                     decided_by=final.decided_by, reason=decision.reason))
-        return final
-
-    def _ask(self, call: ToolCall, spec: ToolSpec[Any], tool_input: BaseModel, args: dict[str, Any],
-             decision: Decision) -> Decision:
-        request = ApprovalRequest(
-            call_id=call.id, tool=spec.name, arguments=args, summary=self._describe(spec, tool_input),
-            reason=decision.reason, destructive=decision.destructive,
-            preview=self._preview(spec, tool_input), suggested_rule=decision.suggested_rule)
-        self.emit(ApprovalRequested(call_id=call.id, name=spec.name, reason=decision.reason,
-                                    destructive=decision.destructive))
-        try:
-            answer = self.approver(request)
-        except (KeyboardInterrupt, EOFError):
-            answer = ApprovalAnswer(approved=False, message="the user interrupted the prompt")
-        except Exception as e:
-            log.exception("approver failed")
-            answer = ApprovalAnswer(approved=False, message=f"approval failed: {e}")
-        if not answer.approved:
-            why = f": {answer.message}" if answer.message else ""
-            return Decision("deny", f"Permission denied: the user did not approve this call{why}",
-                            "user", decision.destructive)
-        decided_by = "user"
-        if answer.remember != "no" and decision.suggested_rule:
-            try:
-                self.policy.remember(decision.suggested_rule, answer.remember)
-                decided_by = f"user (always: {decision.suggested_rule})"
-            except Exception as e:
-                log.warning("could not remember rule: %s", e)
-        return Decision("allow", "approved by the user", decided_by, decision.destructive)
-
-    def _preview(self, spec: ToolSpec[Any], tool_input: BaseModel) -> str:
-        try:
-            if spec.preview is not None:
-                return self.mask(str(spec.preview(tool_input, self.ctx) or ""))
-        except Exception:
-            log.debug("preview failed", exc_info=True)
-        return ""
 
     # -- the handler and everything after it --------------------------------------------------
     def execute(self, p: Prepared) -> CallResult:

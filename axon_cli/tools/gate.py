@@ -1,0 +1,93 @@
+"""The permission stage of dispatch: ask the policy, and the approver when the policy says "ask".
+
+A denial becomes the reason the model reads ("Permission denied: … (rule or mode that decided)");
+an approval with "always" writes the narrowest rule through the policy.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from axon_cli.events import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    ApprovalRequested,
+    Approver,
+    EventSink,
+    PermissionDecision,
+)
+from axon_cli.permissions.base import Decision, PermissionPolicy
+from axon_cli.tools.spec import ToolContext, ToolSpec
+
+__all__ = ["PermissionGate"]
+
+log = logging.getLogger("axon.dispatch")
+
+
+class PermissionGate:
+    def __init__(self, policy: PermissionPolicy, approver: Approver, ctx: ToolContext, emit: EventSink,
+                 mask: Callable[[str], str]) -> None:
+        self.policy = policy
+        self.approver = approver
+        self.ctx = ctx
+        self.emit = emit
+        self.mask = mask
+
+    def decide(self, call_id: str, spec: ToolSpec[Any], tool_input: BaseModel, args: dict[str, Any],
+               summary: str) -> Decision:
+        """The final allow/deny for one validated call: the policy, then the approver if it asks."""
+        try:
+            decision = self.policy.check(spec, tool_input, self.ctx)
+        except Exception as e:   # a policy bug must not run the call
+            log.exception("permission check failed")
+            decision = Decision("deny", f"permission check failed: {e}", "error")
+        final = decision
+        if decision.behavior == "ask":
+            final = self._ask(call_id, spec, tool_input, args, decision, summary)
+        elif decision.behavior == "deny":
+            final = Decision("deny", f"Permission denied: {decision.reason} ({decision.decided_by})",
+                             decision.decided_by, decision.destructive)
+        self.emit(PermissionDecision(call_id=call_id, name=spec.name, decision=decision.behavior,
+                                     final="allow" if final.behavior == "allow" else "deny",
+                                     decided_by=final.decided_by, reason=decision.reason))
+        return final
+
+    def _ask(self, call_id: str, spec: ToolSpec[Any], tool_input: BaseModel, args: dict[str, Any],
+             decision: Decision, summary: str) -> Decision:
+        request = ApprovalRequest(
+            call_id=call_id, tool=spec.name, arguments=args, summary=summary,
+            reason=decision.reason, destructive=decision.destructive,
+            preview=self._preview(spec, tool_input), suggested_rule=decision.suggested_rule)
+        self.emit(ApprovalRequested(call_id=call_id, name=spec.name, reason=decision.reason,
+                                    destructive=decision.destructive))
+        try:
+            answer = self.approver(request)
+        except (KeyboardInterrupt, EOFError):
+            answer = ApprovalAnswer(approved=False, message="the user interrupted the prompt")
+        except Exception as e:
+            log.exception("approver failed")
+            answer = ApprovalAnswer(approved=False, message=f"approval failed: {e}")
+        if not answer.approved:
+            why = f": {answer.message}" if answer.message else ""
+            return Decision("deny", f"Permission denied: the user did not approve this call{why}",
+                            "user", decision.destructive)
+        decided_by = "user"
+        if answer.remember != "no" and decision.suggested_rule:
+            try:
+                self.policy.remember(decision.suggested_rule, answer.remember)
+                decided_by = f"user (always: {decision.suggested_rule})"
+            except Exception as e:
+                log.warning("could not remember rule: %s", e)
+        return Decision("allow", "approved by the user", decided_by, decision.destructive)
+
+    def _preview(self, spec: ToolSpec[Any], tool_input: BaseModel) -> str:
+        try:
+            if spec.preview is not None:
+                return self.mask(str(spec.preview(tool_input, self.ctx) or ""))
+        except Exception:
+            log.debug("preview failed", exc_info=True)
+        return ""
