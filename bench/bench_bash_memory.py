@@ -5,8 +5,8 @@ spill file → governance). Peak RSS is the kernel's high-water mark (``VmHWM`` 
 /proc/self/status, reset through /proc/self/clear_refs where allowed; ``ru_maxrss`` otherwise),
 measured once after a baseline run of ``true`` and again after the big command.
 
-    /work/venv/bin/python bench/bench_bash_memory.py            # 1 GiB
-    /work/venv/bin/python bench/bench_bash_memory.py --mib 100  # quicker
+    python bench/bench_bash_memory.py            # 1 GiB
+    python bench/bench_bash_memory.py --mib 100  # quicker
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Runs the real ``axon run`` against the scripted server once per tool protocol and prompt profile
 and prints a table. No real model is needed.
 
-    /work/venv/bin/python bench/bench_first_request.py
+    python bench/bench_first_request.py
 """
 
 from __future__ import annotations

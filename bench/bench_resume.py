@@ -1,6 +1,6 @@
 """Benchmark: resuming a 10,000-message session (load_transcript and open_session).
 
-    /work/venv/bin/python bench/bench_resume.py [messages]
+    python bench/bench_resume.py [messages]
 
 Writes a synthetic transcript (user turns, assistant tool calls, ~1.5 KB tool results, a few
 compactions) into a temporary project, then times loading it and opening the session from it.

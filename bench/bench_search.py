@@ -1,6 +1,6 @@
 """Bench (not a test): list_files / search_files on a generated tree, ripgrep vs pure Python.
 
-    /work/venv/bin/python bench/bench_search.py [--files 50000]
+    python bench/bench_search.py [--files 50000]
 """
 
 from __future__ import annotations
