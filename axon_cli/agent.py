@@ -136,7 +136,8 @@ class Agent:
     def _run_loop(self, limit: int) -> RunResult:
         turns = 0
         continued: list[str] = []
-        nudger = Nudger(getattr(self.protocol, "call_hint", None), bool(self.registry.active()), self.registry)
+        nudger = Nudger(getattr(self.protocol, "call_hint", None), bool(self.registry.active()), self.registry,
+                        self.ctx)
         try:
             while turns < limit:
                 turns += 1

@@ -25,6 +25,7 @@ from axon_cli.events import EventSink, Notice, Retrying
 from axon_cli.llm_http import (
     api_message,
     cause,
+    dropped_connection,
     empty_error,
     extra_field,
     is_transport_error,
@@ -107,6 +108,8 @@ class LLMClient:
         self.emit = emit or (lambda _e: None)
         self.usage = SessionUsage()
         self.dropped_params: set[str] = set()
+        self._streamed_any = False
+        self.null_content = True   # False: the endpoint rejects "content": null next to tool_calls
         self.streaming = True   # False once a request streamed nothing but was answered without
         self._seen_ids: set[str] = set()
         self.extra_params: dict[str, Any] = {}   # e.g. ``stop`` for the text tool protocol
@@ -180,9 +183,9 @@ class LLMClient:
         import openai
 
         try:
-            return self._get_client().chat.completions.create(**_untransformed(params))
+            return self._get_client().chat.completions.create(**_untransformed(params, self.null_content))
         except openai.APIStatusError as e:
-            if self._drop_unsupported_param(e, params):
+            if self._drop_unsupported_param(e, params) or self._refuses_null_content(e, params):
                 return None
             if params.get("stream") and names_streaming(api_message(e)):
                 raise _NoStream(f"HTTP {e.status_code}: {api_message(e)}") from None
@@ -190,6 +193,8 @@ class LLMClient:
         except openai.APITimeoutError:
             raise _Retryable("request timed out") from None
         except openai.APIConnectionError as e:
+            if params.get("stream") and dropped_connection(e):
+                raise _NoStream(f"the server dropped the streaming request: {cause(e)}") from None
             raise _Retryable(f"cannot connect to {self.settings.base_url or 'api.openai.com'} "
                              f"({cause(e)})") from None
 
@@ -200,6 +205,7 @@ class LLMClient:
             return self._plain_once(messages, tools, on_text, on_reasoning)
         import openai
 
+        self._streamed_any = False
         try:
             stream = self._create(self.request_params(messages, tools))
             if stream is None:
@@ -214,8 +220,12 @@ class LLMClient:
         except openai.APIError as e:
             if names_streaming(str(e)):
                 return self._fall_back(messages, tools, on_text, on_reasoning, str(e))
+            if isinstance(e, openai.APIConnectionError) and not self._streamed_any:   # dropped mid-stream
+                return self._fall_back(messages, tools, on_text, on_reasoning, f"the stream broke off: {cause(e)}")
             raise _Retryable(f"stream error: {e}") from None
         except Exception as e:
+            if is_transport_error(e) and not self._streamed_any:   # dropped before any content
+                return self._fall_back(messages, tools, on_text, on_reasoning, f"the stream broke off: {e}")
             if is_transport_error(e):
                 raise _Retryable(f"stream broke off: {type(e).__name__}: {e}") from None
             raise
@@ -226,6 +236,10 @@ class LLMClient:
                    why: str) -> AssistantTurn:
         """Send the same request once without streaming; if that works, stop streaming for the session."""
         log.info("the endpoint did not stream (%s); retrying without streaming", why)
+        if self._client is not None:   # its pooled connection may be the one the server broke
+            with contextlib.suppress(Exception):
+                self._client.close()
+            self._client = None
         turn = self._plain_once(messages, tools, None, None)
         self.streaming = False
         self.emit(Notice(message=f"the endpoint did not stream this request ({why[:120]}); "
@@ -275,10 +289,12 @@ class LLMClient:
                 if delta is not None:
                     reasoning = extra_field(delta, "reasoning_content") or extra_field(delta, "reasoning")
                     if reasoning and isinstance(reasoning, str):
+                        self._streamed_any = True
                         turn.reasoning += reasoning
                         if on_reasoning:
                             on_reasoning(reasoning)
                     if delta.content:
+                        self._streamed_any = True
                         parts.append(delta.content)
                         if on_text:
                             on_text(delta.content)
@@ -330,6 +346,18 @@ class LLMClient:
             return ContextTooLong(f"the request is longer than the model's context (HTTP {status}: {message})")
         return LLMError(f"HTTP {status} from the endpoint: {message}")
 
+    def _refuses_null_content(self, e: Any, params: dict[str, Any]) -> bool:
+        """A 4xx/5xx about message content while an assistant call had ``content: null`` (llama-cpp-python
+        validates it as a string): send "" instead from now on, once."""
+        text = api_message(e).lower()
+        if (not self.null_content or e.status_code < 400 or not ("content" in text or "validation" in text)
+                or not any(_null_call_content(m) for m in params.get("messages", []))):
+            return False
+        self.null_content = False
+        log.info("endpoint rejected content null (HTTP %s: %s); sending empty strings", e.status_code, text[:100])
+        self.emit(Notice(message="the endpoint rejects an empty assistant content as null; sending \"\" instead"))
+        return True
+
     def _drop_unsupported_param(self, e: Any, params: dict[str, Any]) -> bool:
         """A 4xx/5xx naming an optional parameter: retry once without it, and remember."""
         if e.status_code < 400:
@@ -350,10 +378,12 @@ class LLMClient:
         return True
 
 
-def _untransformed(params: dict[str, Any]) -> dict[str, Any]:
+def _untransformed(params: dict[str, Any], null_content: bool = True) -> dict[str, Any]:
     """Send messages and tools as they are: they are already plain API-shaped dicts, and the SDK's
     per-request transform walks every message (tens of ms at a few hundred messages)."""
     raw = {k: params[k] for k in ("messages", "tools") if k in params}
+    if not null_content and "messages" in raw:
+        raw["messages"] = [{**m, "content": ""} if _null_call_content(m) else m for m in raw["messages"]]
     rest = {k: v for k, v in params.items() if k not in raw}
     return {**rest, "messages": [], "extra_body": raw}
 
@@ -365,3 +395,7 @@ def _replay(turn: AssistantTurn, on_text: Callable[[str], None] | None,
         on_reasoning(turn.reasoning)
     if turn.content and on_text:
         on_text(turn.content)
+
+
+def _null_call_content(message: dict[str, Any]) -> bool:
+    return message.get("role") == "assistant" and message.get("content") is None and bool(message.get("tool_calls"))

@@ -8,7 +8,7 @@ import json
 import time
 from typing import Any
 
-__all__ = ["empty_error", "extra_field", "api_message", "retry_after", "cause", "is_transport_error",
+__all__ = ["dropped_connection", "empty_error", "extra_field", "api_message", "retry_after", "cause", "is_transport_error",
            "names_streaming"]
 
 
@@ -83,3 +83,9 @@ def names_streaming(message: str) -> bool:
     low = message.lower().replace("stream_options", "")
     return "stream" in low and any(w in low for w in ("not supported", "unsupported", "not implemented",
                                                       "cannot", "can't", "does not support"))
+
+
+def dropped_connection(e: BaseException) -> bool:
+    """The server took the request, then closed or reset the connection (not: refused, unreachable)."""
+    inner = e.__cause__ or e.__context__
+    return type(inner).__name__ in ("RemoteProtocolError", "ReadError") if inner else False

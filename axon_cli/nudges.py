@@ -1,7 +1,8 @@
 """Nudges for weak replies in one run: an empty reply is retried once with a nudge, then reported;
 a reply without tool calls that shows a command or says "let me run…" gets one reminder of how to
-call tools, with the call it meant written out (the command from its ```bash block, or a skeleton of
-the tool it named) in the protocol's own form. A genuine final answer is never nagged twice, and
+call tools, with the call it meant written out in the protocol's own form: the command from its
+```bash block, a read_file of a project file it names and has not read, or a skeleton of the tool
+it names. A genuine final answer is never nagged twice, and
 prose alone is never nagged.
 """
 
@@ -12,8 +13,9 @@ import re
 from typing import Any
 
 from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import ToolContext
 
-__all__ = ["Nudger", "NATIVE_HINT", "TEXT_HINT", "EMPTY_NUDGE", "EMPTY_GAVE_UP", "REMINDER"]
+__all__ = ["Nudger", "NATIVE_HINT", "TEXT_HINT", "EMPTY_NUDGE", "EMPTY_GAVE_UP", "REMINDER", "REMINDER_CALL"]
 
 NATIVE_HINT = "call one of your tools (function calling) instead of describing the step or showing a command"
 TEXT_HINT = ('write a <tool_call>{"name": "TOOL", "arguments": {...}}</tool_call> block instead of '
@@ -22,6 +24,9 @@ EMPTY_NUDGE = "Your last reply was empty. Continue the task: call a tool, or giv
 EMPTY_GAVE_UP = "the model sent an empty reply twice in a row (once after a nudge); stopped"
 REMINDER = ("Now do it: {hint}.{example} (Your last reply only described the step, so nothing has run yet. "
             "If the task is truly complete, give your final answer instead.)")
+REMINDER_CALL = ("Now do it: reply with only this call, corrected if needed:{example}(Your last reply only "
+                 "described the step, so nothing has run yet. If the task is truly complete, give your final "
+                 "answer instead.)")
 
 
 class Nudger:
@@ -34,10 +39,14 @@ class Nudger:
         r"(?:run|read|check|open|create|write|edit|fix|look|execute|search|list|update|modify|use|call|"
         r"start|make|add|change|replace|inspect|view|test)\b", re.I)
 
-    def __init__(self, hint: str | None, tools_active: bool, registry: ToolRegistry | None = None) -> None:
+    _FILE = re.compile(r"[\w./-]*\w\.[A-Za-z0-9]{1,8}\b|\b[A-Z][A-Z_]{2,}\b")   # calc.py, src/a.ts, VERSION
+
+    def __init__(self, hint: str | None, tools_active: bool, registry: ToolRegistry | None = None,
+                 ctx: ToolContext | None = None) -> None:
         self.hint = hint or NATIVE_HINT
         self.tools_active = tools_active
         self.registry = registry
+        self.ctx = ctx
         self.empty = 0
         self.reminded = False
         self.called = False
@@ -62,13 +71,20 @@ class Nudger:
             return None
         self.reminded = True
         self.reason = "the model described a step without calling a tool; reminded it how to call tools"
-        return REMINDER.format(hint=self.hint, example=self.example(content))
+        example = self.example(content)
+        if example and self.hint == TEXT_HINT:
+            return REMINDER_CALL.format(example=example)
+        return REMINDER.format(hint=self.hint, example=example)
 
     def means_to_act(self, content: str) -> bool:
-        """A shell block or an "I will run…" intent; any code block before the first call."""
-        if self._SHELL_FENCE.search(content) or self._INTENT.search(content):
+        """An "I will run…" intent; for text-protocol models also a shell block, or any code block
+        before the first call. A native tool-calling model that shows code is answering (a snippet,
+        a command for the user), so code alone never triggers a reminder there."""
+        if self._INTENT.search(content):
             return True
-        return not self.called and "```" in content
+        if self.hint == NATIVE_HINT:
+            return False
+        return bool(self._SHELL_FENCE.search(content)) or (not self.called and "```" in content)
 
     def example(self, content: str) -> str:
         """The call the reply seems to mean, in the protocol's form, or ""."""
@@ -78,22 +94,54 @@ class Nudger:
         name, args = call
         if self.hint == TEXT_HINT:
             body = json.dumps({"name": name, "arguments": args})
-            return f" For example:\n<tool_call>\n{body}\n</tool_call>\n"
+            return f"\n<tool_call>\n{body}\n</tool_call>\n"
         return f" For example, call {name} with {json.dumps(args)}."
 
     def _meant_call(self, content: str) -> tuple[str, dict[str, Any]] | None:
-        """The first command of a shell block (as a bash call), else a skeleton of the first active tool
-        the reply names (its required parameters, values left for the model to fill in)."""
-        if self.registry is None:
+        """The first command of a shell block (as a bash call); else a read_file of the first project
+        file the reply names that was not read yet; else a skeleton of the first active tool the reply
+        names (its required parameters, a named file as the path, the rest for the model to fill)."""
+        reg = self.registry
+        if reg is None:
             return None
         shell = self._SHELL_BODY.search(content)
-        if shell and self.registry.is_active("bash"):
+        if shell and reg.is_active("bash"):
             lines = [ln.strip().removeprefix("$ ") for ln in shell.group(1).splitlines()]
-            command = next((ln for ln in lines if ln and not ln.startswith("#")), "")
+            command = _unwrap(next((ln for ln in lines if ln and not ln.startswith("#")), ""))
             if command:
                 return "bash", {"command": command}
-        for spec in self.registry.active():
+        files = self._files(content)
+        unread = [f for f in files if self.ctx is not None and self.ctx.file_state.get(self.ctx.resolve(f)) is None]
+        if unread and reg.is_active("read_file"):
+            return "read_file", {"path": unread[0]}
+        for spec in reg.active():
             if spec.name != "tool_search" and re.search(rf"\b{re.escape(spec.name)}\b", content):
                 required = spec.json_schema().get("required") or []
-                return spec.name, {p: "..." for p in required}
+                args = {p: "..." for p in required}
+                if files and "path" in args:
+                    args["path"] = files[0]
+                return spec.name, args
         return None
+
+    def _files(self, content: str) -> list[str]:
+        """Project files the reply names, in order (only ones that exist)."""
+        if self.ctx is None:
+            return []
+        found: list[str] = []
+        root = self.ctx.project_root
+        for name in self._FILE.findall(content):
+            name = name.removeprefix("./")
+            try:
+                path = self.ctx.resolve(name)
+                is_file = path.is_relative_to(root) and path.is_file()
+            except (OSError, ValueError):
+                is_file = False
+            if is_file and name not in found:
+                found.append(name)
+        return found
+
+
+def _unwrap(command: str) -> str:
+    """``bash "pytest -q"`` (a model imitating a tool call in a shell block) → ``pytest -q``."""
+    m = re.fullmatch(r"""(?:bash|sh)\s+(["'])(.+)\1""", command)
+    return m.group(2) if m else command

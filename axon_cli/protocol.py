@@ -13,6 +13,7 @@ Every text call still goes through the Dispatcher (validation, permissions, audi
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import logging
@@ -30,11 +31,16 @@ from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolSpec
 
 __all__ = ["TextProtocol", "AutoProtocol", "CompactNativeProtocol", "make_protocol", "system_block",
-           "apply_profile", "configure", "compact_tools", "COMPACT_CORE", "TEXT_STOP"]
+           "apply_profile", "configure", "compact_tools", "COMPACT_CORE", "TEXT_STOP", "NEXT_STEP", "REPEATED", "SAVED", "ALREADY_DONE"]
 
 log = logging.getLogger("axon.protocol")
 COMPACT_CORE = ("read_file", "write_file", "edit_file", "bash", "tool_search")   # small models create files
 TEXT_STOP = ["<tool_response"]
+NEXT_STEP = "If these results complete the task, answer the user in plain text now; otherwise make the next call."
+SAVED = "Saved: the file is already changed. This diff only shows the change; do not write it into the file:"
+ALREADY_DONE = ("Error: this exact {name} call was already applied successfully in your previous step, so it "
+                "was not run again. If the task is done, answer the user in plain text now.")
+REPEATED = "You made the same call{s} as in your previous reply. Do not repeat {it}: use the result{s} above."
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
 
 
@@ -77,16 +83,16 @@ class TextProtocol(_TextCalls):
         self._registry = registry
         self._detailed = detailed
         self._described: set[str] = set()
+        self._last_calls: list[str] = []
+        self._applied: set[str] = set()   # successful edits of the previous step (name + arguments)
 
     def system_block(self, registry: ToolRegistry) -> str:
         specs = registry.active()
         self._described = {s.name for s in specs}
         if not specs:
             return ""
-        names = {s.name for s in specs}
-        worked = load_template("text_example.md") if {"read_file", "edit_file"} <= names else ""
-        return load_template("text_tools.md").format(example=_example(specs), worked_example=worked,
-                                                     tool_list=describe_tools(specs, self._detailed))
+        # Qwen2.5's own tool-prompt wording: small models trained on it call tools far more often
+        return load_template("text_tools.md").format(tool_list=describe_tools(specs, self._detailed))
 
     def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:
         return None
@@ -96,17 +102,48 @@ class TextProtocol(_TextCalls):
         if invented >= 0:   # the model wrote a result itself: drop it and what follows
             turn.content = turn.content[:invented].rstrip()
         calls, errors = self._text_calls(turn, registry)
-        turn.tool_calls = [*turn.tool_calls, *calls]
+        repeats = [c for c in calls if _key(c) in self._applied]   # a small model re-sends a done edit
+        errors.extend(ALREADY_DONE.format(name=c.name) for c in repeats)
+        turn.tool_calls = [*turn.tool_calls, *(c for c in calls if c not in repeats)]
         turn.call_errors = errors
         return turn
 
     def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]:
+        """Results, then (for small models) what to do with them: a repeated call is pointed out, and
+        the model is told to answer once the task is complete rather than act on the result again."""
         new = [s for s in self._registry.active() if s.name not in self._described]
         extra = []
         if new:
             self._described.update(s.name for s in new)
             extra.append("These tools are now available too:\n" + describe_tools(new, self._detailed))
-        return _result_messages(turn, results, extra)
+        calls = [_key(c) for c in turn.tool_calls]
+        ok = {r.call_id for r in results if r.ok and self._is_edit(r.name)}
+        self._applied = {_key(c) for c in turn.tool_calls if c.id in ok}
+        if calls and calls == self._last_calls:
+            many = len(calls) > 1
+            extra.append(REPEATED.format(s="s" if many else "", it="them" if many else "it"))
+        self._last_calls = calls
+        if results:
+            extra.append(NEXT_STEP)
+        return _result_messages(turn, [self._framed(r) for r in results], extra)
+
+    def _framed(self, result: CallResult) -> CallResult:
+        """A successful edit says it is saved: a small model otherwise writes the diff into the file."""
+        if result.ok and self._is_edit(result.name) and result.content.startswith("---"):
+            return dataclasses.replace(result, content=f"{SAVED}\n{result.content}")
+        return result
+
+
+    def _is_edit(self, name: str) -> bool:
+        spec = self._registry.get(name)
+        return spec is not None and spec.category == "edit"
+
+
+def _key(call: ToolCall) -> str:
+    try:
+        return f"{call.name}:{json.dumps(json.loads(call.arguments), sort_keys=True)}"
+    except ValueError:
+        return f"{call.name}:{call.arguments}"
 
 
 class AutoProtocol(_TextCalls):
@@ -158,13 +195,6 @@ def _compact_tool(spec: ToolSpec[Any]) -> dict[str, Any]:
             prop["description"] = first_sentence(prop["description"], 80)
     return {"type": "function",
             "function": {"name": spec.name, "description": first_sentence(spec.one_line(), 120), "parameters": schema}}
-
-
-def _example(specs: list[ToolSpec[Any]]) -> str:
-    names = [s.name for s in specs]
-    if "read_file" in names:
-        return '{"name": "read_file", "arguments": {"path": "README.md"}}'
-    return json.dumps({"name": names[0], "arguments": {}})
 
 
 def make_protocol(settings: Settings, registry: ToolRegistry, emit: EventSink | None = None) -> ToolProtocol:

@@ -74,3 +74,29 @@ def test_a_stream_cut_after_content_is_still_retried_streaming(server, run_axon)
     assert r.code == 0, r.stderr
     assert r.stdout == "whole\n"
     assert [q.body["stream"] for q in server.requests] == [True, True]
+
+
+def test_a_stream_dropped_before_any_content_falls_back(server, run_axon):
+    # llama-cpp-python sometimes resets the connection instead of ending the stream
+    server.add(Reply(content="x", cut_after=1), text_reply("plain answer"), text_reply("next"))
+    r = run_axon("run", "t", "--output-format", "stream-json")
+    assert r.code == 0, r.stderr
+    assert [q.body["stream"] for q in server.requests] == [True, False]
+    evs = events(r.stdout)
+    assert evs[-1]["result"] == "plain answer"
+    assert any(SWITCHED in e["message"] and "broke off" in e["message"] for e in evs if e["type"] == "notice")
+
+
+def test_a_server_that_rejects_null_content_gets_empty_strings(server, run_axon, project):
+    # llama-cpp-python's server validates an assistant message's content as a string (HTTP 500)
+    (project / "a.txt").write_text("a\n")
+    server.add(tool_reply(("read_file", {"path": "a.txt"})),
+               error_reply(500, "7 validation errors: {'type': 'literal_error', 'loc': ('body', 'messages', 2)"),
+               tool_reply(("read_file", {"path": "a.txt"})), text_reply("done"))
+    r = run_axon("run", "t", "--output-format", "stream-json")
+    assert r.code == 0, r.stderr
+    calls = [[m for m in q.messages if m["role"] == "assistant"] for q in server.requests[1:]]
+    assert calls[0][0]["content"] is None                        # the usual form first
+    assert [m["content"] for m in calls[1]] == [""]              # the retry of the same request
+    assert [m["content"] for m in calls[2]] == ["", ""]          # and every request after it
+    assert any("sending" in e["message"] for e in events(r.stdout) if e["type"] == "notice")

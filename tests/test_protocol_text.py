@@ -150,7 +150,7 @@ def test_text_results_are_one_user_message_with_errors_after(registry):
 
 def test_text_protocol_describes_tools_activated_later(registry):
     proto = TextProtocol(registry)
-    assert "memory_save" not in proto.system_block(registry).split("Available tools")[1]
+    assert "memory_save" not in proto.system_block(registry).split("<tools>")[1]
     registry.activate(["memory_save"])
     turn = proto.extract_calls(AssistantTurn(content=call("tool_search", query="memory")), registry)
     content = proto.result_messages(turn, [CallResult("text_call_1", "tool_search", "activated", True)])[0]["content"]
@@ -211,10 +211,19 @@ def test_nudger_reminds_once_and_leaves_plain_answers_alone():
     ("Done. Let me know if you need more.", True, False),
 ])
 def test_what_counts_as_meaning_to_act(content, called, expected):
-    n = Nudger(None, tools_active=True)
+    n = Nudger(TEXT_HINT, tools_active=True)
     if called:
         n.saw_calls()
     assert n.means_to_act(content) is expected
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("I'll run `pytest` now.", True),
+    ("```sh\nmake\n```", False),                                   # a command shown to the user
+    ("Here is the fix:\n```python\nx = 1\n```", False),            # a snippet is an answer
+])
+def test_native_models_are_reminded_only_for_stated_intent(content, expected):
+    assert Nudger(None, tools_active=True).means_to_act(content) is expected
 
 
 def test_no_reminder_without_tools():
