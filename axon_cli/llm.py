@@ -16,7 +16,6 @@ import random
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from axon_cli.config import KEYLESS_HINT, Settings, endpoint_needs_key
@@ -33,6 +32,7 @@ from axon_cli.llm_http import (
     retry_after,
 )
 from axon_cli.tools.dispatch import ToolCall
+from axon_cli.turns import AssistantTurn, SessionUsage
 
 __all__ = ["LLMClient", "AssistantTurn", "SessionUsage", "OPTIONAL_PARAMS"]
 
@@ -41,54 +41,6 @@ RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 OPTIONAL_PARAMS = ("stream_options", "tool_choice", "parallel_tool_calls", "stop")
 _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens",
                   "prompt is too long", "context window", "n_ctx")
-
-
-@dataclass
-class AssistantTurn:
-    content: str = ""
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    finish_reason: str | None = None
-    reasoning: str = ""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    call_errors: list[str] = field(default_factory=list)   # text calls that could not be used
-
-    def message(self) -> dict[str, Any]:
-        """The assistant message as it goes back into the conversation."""
-        msg: dict[str, Any] = {"role": "assistant", "content": self.content or None}
-        if self.tool_calls:
-            msg["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                for c in self.tool_calls if c.source == "native"
-            ] or None
-            if msg["tool_calls"] is None:
-                del msg["tool_calls"]
-        if msg["content"] is None and "tool_calls" not in msg:
-            msg["content"] = ""
-        return msg
-
-
-@dataclass
-class SessionUsage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    requests: int = 0
-    last_prompt_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def add(self, turn: AssistantTurn) -> None:
-        self.prompt_tokens += turn.prompt_tokens
-        self.completion_tokens += turn.completion_tokens
-        self.requests += 1
-        if turn.prompt_tokens:
-            self.last_prompt_tokens = turn.prompt_tokens
-
-    def as_dict(self) -> dict[str, int]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "total_tokens": self.total_tokens}
 
 
 class _NoStream(Exception):

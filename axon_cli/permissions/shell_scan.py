@@ -57,6 +57,15 @@ def decode_ansi_c(body: str) -> str:
 
 def match_paren(text: str, start: int) -> int:
     """Index just past the ``)`` closing the ``(`` before ``start`` (quote-aware)."""
+    return _match_closing(text, start, "(", ")", "unbalanced parenthesis")
+
+
+def match_brace(text: str, start: int) -> int:
+    """Index just past the ``}`` closing the ``${`` before ``start`` (quote-aware)."""
+    return _match_closing(text, start, "{", "}", "unbalanced ${")
+
+
+def _match_closing(text: str, start: int, opener: str, closer: str, unbalanced: str) -> int:
     depth, i = 1, start
     while i < len(text):
         c = text[i]
@@ -75,38 +84,14 @@ def match_paren(text: str, start: int) -> int:
         if c == "`":
             i = skip_backtick(text, i + 1)
             continue
-        if c == "(":
+        if c == opener:
             depth += 1
-        elif c == ")":
+        elif c == closer:
             depth -= 1
             if depth == 0:
                 return i + 1
         i += 1
-    raise ShellSyntaxError("unbalanced parenthesis")
-
-
-def match_brace(text: str, start: int) -> int:
-    depth, i = 1, start
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "'":
-            end = text.find("'", i + 1)
-            i = len(text) if end < 0 else end + 1
-            continue
-        if c == '"':
-            i = skip_double(text, i + 1)
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    raise ShellSyntaxError("unbalanced ${")
+    raise ShellSyntaxError(unbalanced)
 
 
 def skip_backtick(text: str, start: int) -> int:

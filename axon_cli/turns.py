@@ -1,0 +1,58 @@
+"""What one model request returns (an assistant turn) and the session's token usage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from axon_cli.tools.dispatch import ToolCall
+
+__all__ = ["AssistantTurn", "SessionUsage"]
+
+
+@dataclass
+class AssistantTurn:
+    content: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+    reasoning: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    call_errors: list[str] = field(default_factory=list)   # text calls that could not be used
+
+    def message(self) -> dict[str, Any]:
+        """The assistant message as it goes back into the conversation."""
+        msg: dict[str, Any] = {"role": "assistant", "content": self.content or None}
+        if self.tool_calls:
+            msg["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls if c.source == "native"
+            ] or None
+            if msg["tool_calls"] is None:
+                del msg["tool_calls"]
+        if msg["content"] is None and "tool_calls" not in msg:
+            msg["content"] = ""
+        return msg
+
+
+@dataclass
+class SessionUsage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0
+    last_prompt_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, turn: AssistantTurn) -> None:
+        self.prompt_tokens += turn.prompt_tokens
+        self.completion_tokens += turn.completion_tokens
+        self.requests += 1
+        if turn.prompt_tokens:
+            self.last_prompt_tokens = turn.prompt_tokens
+
+    def as_dict(self) -> dict[str, int]:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "total_tokens": self.total_tokens}
