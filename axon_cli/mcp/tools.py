@@ -95,6 +95,6 @@ def make_spec(server: str, remote: RemoteTool, call: CallFn, timeout: float) -> 
     return ToolSpec(
         name=name, description=description, input_model=make_input_model(name, remote.input_schema),
         handler=handler, category="other", is_read_only=_const(remote.read_only),
-        is_destructive=_const(remote.destructive), is_concurrency_safe=_const(remote.read_only),
+        is_destructive=_const(remote.destructive),
         deferred=True, timeout=timeout + 10.0, short_description=f"{first_line} (MCP {server})",
         source=f"mcp:{server}", schema_override=_schema(remote))

@@ -195,7 +195,7 @@ TOOLS: list[ToolSpec[Any]] = [
                      "call: page with offset/limit. Read a file before editing or overwriting it."),
         short_description="Read a file with line numbers",
         input_model=ReadFileInput, handler=read_file, category="read",
-        is_read_only=lambda _i: True, is_concurrency_safe=lambda _i: True,
+        is_read_only=lambda _i: True,
         paths=lambda i: [i.path], summarize=lambda i: i.path, max_result_chars=100_000),
     ToolSpec(
         name="write_file",
@@ -203,7 +203,7 @@ TOOLS: list[ToolSpec[Any]] = [
                      "prior read_file. Prefer edit_file to change part of a file."),
         short_description="Create or overwrite a file",
         input_model=WriteFileInput, handler=write_file, category="edit",
-        is_read_only=lambda _i: False, is_concurrency_safe=lambda _i: False,
+        is_read_only=lambda _i: False,
         paths=lambda i: [i.path], summarize=lambda i: i.path, preview=_preview(plan_write)),
     ToolSpec(
         name="edit_file",
@@ -213,6 +213,6 @@ TOOLS: list[ToolSpec[Any]] = [
                      "An empty old_string creates a new file."),
         short_description="Replace a unique string in a file",
         input_model=EditFileInput, handler=edit_file, category="edit",
-        is_read_only=lambda _i: False, is_concurrency_safe=lambda _i: False,
+        is_read_only=lambda _i: False,
         paths=lambda i: [i.path], summarize=lambda i: i.path, preview=_preview(plan_edit)),
 ]

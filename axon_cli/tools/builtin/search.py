@@ -163,7 +163,7 @@ TOOLS: list[ToolSpec[Any]] = [
                      "Skips .gitignored files, .git, node_modules, virtualenvs and binary files."),
         short_description="List project files (glob)",
         input_model=ListFilesInput, handler=_list_handler, category="read",
-        is_read_only=lambda _i: True, is_concurrency_safe=lambda _i: True,
+        is_read_only=lambda _i: True,
         paths=lambda i: [i.path], summarize=lambda i: f"{i.path} {i.pattern or ''}".strip()),
     ToolSpec(
         name="search_files",
@@ -171,6 +171,6 @@ TOOLS: list[ToolSpec[Any]] = [
                      f"most {MAX_MATCHES} matches. Same skips as list_files."),
         short_description="Search file contents (regex)",
         input_model=SearchFilesInput, handler=_search_handler, category="read",
-        is_read_only=lambda _i: True, is_concurrency_safe=lambda _i: True,
+        is_read_only=lambda _i: True,
         paths=lambda i: [i.path], summarize=lambda i: i.pattern),
 ]

@@ -294,7 +294,7 @@ def _summarize(tool_input: BashInput) -> str:
 
 bash_spec: ToolSpec[BashInput] = ToolSpec(
     name="bash", description=DESCRIPTION, input_model=BashInput, handler=_handler, category="shell",
-    is_read_only=_read_only, is_destructive=_destructive, is_concurrency_safe=_read_only,
+    is_read_only=_read_only, is_destructive=_destructive,
     summarize=_summarize, max_result_chars=MAX_RESULT_CHARS,
     short_description="Run a shell command in the project root (non-interactive, timeout, exit code)",
 )
