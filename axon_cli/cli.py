@@ -200,7 +200,7 @@ def permissions_check(rule: str = typer.Argument(..., help="A call like 'bash(gi
 def sessions() -> None:
     """List this project's sessions: id, date, first prompt, turns, tokens."""
     def body() -> None:
-        from axon_cli.session import sessions_table
+        from axon_cli.session.transcript import sessions_table
 
         typer.echo(sessions_table(_project_root() / ".axon"))
     _guard(body)

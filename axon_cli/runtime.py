@@ -11,21 +11,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from axon_cli.agent import Agent
-from axon_cli.checkpoints import FileCheckpointer
-from axon_cli.compaction import Compactor
 from axon_cli.config import LoadedSettings, Settings
-from axon_cli.context import build_system_prompt, gather_context
-from axon_cli.cost import CostMeter
+from axon_cli.core.agent import Agent
+from axon_cli.core.llm import LLMClient
+from axon_cli.core.protocol import configure as configure_protocol
+from axon_cli.core.protocol import system_block
 from axon_cli.errors import UsageError
 from axon_cli.events import Approver, Event, EventSink
-from axon_cli.llm import LLMClient
 from axon_cli.permissions.base import PermissionPolicy
-from axon_cli.protocol import configure as configure_protocol
-from axon_cli.protocol import system_block
 from axon_cli.sandbox import check_available as check_sandbox
 from axon_cli.sandbox import sandboxed_specs
-from axon_cli.session import (
+from axon_cli.session.checkpoints import FileCheckpointer
+from axon_cli.session.compaction import Compactor
+from axon_cli.session.context import build_system_prompt, gather_context
+from axon_cli.session.cost import CostMeter
+from axon_cli.session.hooks import SessionHooks
+from axon_cli.session.transcript import (
     LoadedTranscript,
     Transcript,
     latest_session_id,
@@ -34,7 +35,6 @@ from axon_cli.session import (
     resolve_session_id,
     sessions_dir,
 )
-from axon_cli.session_hooks import SessionHooks
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry, builtin_specs
 from axon_cli.tools.spec import ToolContext

@@ -18,7 +18,7 @@ from pathlib import Path
 from axon_cli.config import load_settings
 from axon_cli.events import AutoApprover
 from axon_cli.runtime import open_session
-from axon_cli.session import Transcript, load_transcript
+from axon_cli.session.transcript import Transcript, load_transcript
 
 
 def write_session(state: Path, sid: str, n_messages: int) -> Path:

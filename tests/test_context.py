@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from axon_cli.config import Settings
-from axon_cli.context import build_system_prompt, gather_context, git_summary, instructions_block
+from axon_cli.session.context import build_system_prompt, gather_context, git_summary, instructions_block
 from axon_cli.tools.registry import ToolRegistry
 from tests.fakeserver import text_reply
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from axon_cli.config import Price, Settings, load_settings
-from axon_cli.cost import CostMeter, price_for
+from axon_cli.core.llm import SessionUsage
 from axon_cli.events import AutoApprover, Event, Usage
-from axon_cli.llm import SessionUsage
 from axon_cli.runtime import open_session
+from axon_cli.session.cost import CostMeter, price_for
 from tests.conftest import TEST_KEY
 from tests.fakeserver import text_reply
 

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from axon_cli.config import Settings
-from axon_cli.llm import AssistantTurn
-from axon_cli.nudges import EMPTY_NUDGE, TEXT_HINT, Nudger
-from axon_cli.protocol import (
+from axon_cli.core.llm import AssistantTurn
+from axon_cli.core.nudges import EMPTY_NUDGE, TEXT_HINT, Nudger
+from axon_cli.core.protocol import (
     COMPACT_CORE,
     AutoProtocol,
     CompactNativeProtocol,
@@ -18,7 +18,7 @@ from axon_cli.protocol import (
     apply_profile,
     make_protocol,
 )
-from axon_cli.textcalls import describe_tools, parse_text_calls, signature, type_of
+from axon_cli.core.textcalls import describe_tools, parse_text_calls, signature, type_of
 from axon_cli.tools.dispatch import CallResult
 from axon_cli.tools.registry import ToolRegistry, builtin_specs
 

@@ -11,7 +11,7 @@ import subprocess
 from axon_cli.config import load_settings
 from axon_cli.events import AutoApprover
 from axon_cli.runtime import open_session
-from axon_cli.session import load_transcript
+from axon_cli.session.transcript import load_transcript
 from tests.conftest import TEST_KEY, axon_command
 from tests.fakeserver import text_reply, tool_reply
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from axon_cli.errors import UsageError
-from axon_cli.session import (
+from axon_cli.session.transcript import (
     INTERRUPTED_RESULT,
     Transcript,
     latest_session_id,

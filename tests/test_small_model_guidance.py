@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from axon_cli.config import Settings
-from axon_cli.llm import AssistantTurn
-from axon_cli.nudges import NATIVE_HINT, TEXT_HINT, Nudger
-from axon_cli.protocol import ALREADY_DONE, NEXT_STEP, SAVED, TextProtocol
-from axon_cli.textcalls import parse_text_calls
+from axon_cli.core.llm import AssistantTurn
+from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT, Nudger
+from axon_cli.core.protocol import ALREADY_DONE, NEXT_STEP, SAVED, TextProtocol
+from axon_cli.core.textcalls import parse_text_calls
 from axon_cli.tools.dispatch import CallResult
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

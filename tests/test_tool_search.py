@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from axon_cli.config import Settings
-from axon_cli.context import build_system_prompt
+from axon_cli.session.context import build_system_prompt
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.ranking import rank_tools, stem, tokenize
 from axon_cli.tools.registry import ToolRegistry

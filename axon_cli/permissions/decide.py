@@ -13,42 +13,19 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.permissions.base import Decision
-from axon_cli.permissions.paths import PathFacts, Resolver, lexical_resolver, path_facts, sensitive_reason
-from axon_cli.permissions.rules import Rule, RuleSet, path_match
+from axon_cli.permissions.decision_context import DecisionContext
+from axon_cli.permissions.paths import PathFacts, Resolver, sensitive_reason
+from axon_cli.permissions.rules import Rule, RuleSet
 from axon_cli.permissions.shell_decide import decide_shell
 
-__all__ = ["decide", "Ctx"]
-
-
-class Ctx:
-    """What every decision needs besides the call: mode, rules, where the project and home are."""
-
-    def __init__(self, mode: str, rules: RuleSet, project_root: Path, home: Path,
-                 resolve: Resolver | None = None) -> None:
-        self.mode, self.rules, self.home = mode, rules, str(home)
-        self.resolve = resolve or lexical_resolver(project_root, home)
-        roots = {str(project_root)}
-        if resolve is not None:
-            roots |= set(resolve(str(project_root)))
-        self.roots = tuple(sorted(roots, key=len, reverse=True))
-
-    def facts(self, raw: str, write: bool = False) -> list[PathFacts]:
-        return path_facts(raw, self.resolve, self.roots, write)
-
-    def mode_by(self) -> str:
-        return f"mode {self.mode}"
-
-    def covers(self, rule: Rule, facts: list[PathFacts]) -> bool:
-        if rule.pattern is None:
-            return True
-        return bool(facts) and any(path_match(rule.pattern, f.rel, f.abs, self.home) for f in facts)
+__all__ = ["decide"]
 
 
 def decide(tool_name: str, category: str, tool_input: dict[str, Any], read_only: bool, destructive: bool,
            mode: str, rules: RuleSet, project_root: Path, home: Path, *, paths: list[str] | None = None,
            source: str = "builtin", resolve: Resolver | None = None) -> Decision:
     """Decide one call. ``paths`` are the file paths it touches (file tools)."""
-    ctx = Ctx(mode, rules, project_root, home, resolve)
+    ctx = DecisionContext(mode, rules, project_root, home, resolve)
     if category == "shell":
         return decide_shell(str(tool_input.get("command", "")), ctx, tool_name)
     if category in ("read", "edit"):
@@ -56,7 +33,7 @@ def decide(tool_name: str, category: str, tool_input: dict[str, Any], read_only:
     return _decide_other(tool_name, tool_input, read_only, destructive, source, ctx)
 
 
-def _decide_files(tool: str, write: bool, raw_paths: list[str], destructive: bool, ctx: Ctx) -> Decision:
+def _decide_files(tool: str, write: bool, raw_paths: list[str], destructive: bool, ctx: DecisionContext) -> Decision:
     per_path = [ctx.facts(p, write) for p in raw_paths]
     shown = ", ".join(raw_paths) or "(no path)"
     subject = f"{tool} {shown}"
@@ -95,7 +72,7 @@ def _read_only_deny(subject: str, destructive: bool) -> Decision:
     return Decision("deny", f"{subject} is not read-only", "mode read-only", destructive)
 
 
-def _suggest_file(tool: str, per_path: list[list[PathFacts]], ctx: Ctx) -> str | None:
+def _suggest_file(tool: str, per_path: list[list[PathFacts]], ctx: DecisionContext) -> str | None:
     if len(per_path) != 1 or not per_path[0]:
         return None
     first = per_path[0][0]
@@ -110,7 +87,7 @@ def _input_strings(tool_input: dict[str, Any]) -> list[str]:
 
 
 def _decide_other(tool: str, tool_input: dict[str, Any], read_only: bool, destructive: bool, source: str,
-                  ctx: Ctx) -> Decision:
+                  ctx: DecisionContext) -> Decision:
     from axon_cli.permissions.rules import _bash_regex
 
     def hits(rule: Rule) -> bool:

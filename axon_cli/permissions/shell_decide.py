@@ -17,7 +17,7 @@ from axon_cli.permissions.rules import FILE_TOOLS, Rule, bash_match
 from axon_cli.permissions.shell import CommandAnalysis, Unit, analyze
 
 if TYPE_CHECKING:
-    from axon_cli.permissions.decide import Ctx
+    from axon_cli.permissions.decision_context import DecisionContext
 
 __all__ = ["decide_shell", "short"]
 
@@ -42,7 +42,7 @@ def _unit_rule(rules: list[Rule], unit: Unit) -> Rule | None:
 
 
 class _Facts:
-    def __init__(self, analysis: CommandAnalysis, ctx: Ctx) -> None:
+    def __init__(self, analysis: CommandAnalysis, ctx: DecisionContext) -> None:
         self.reads = [[f for p in u.paths for f in ctx.facts(p)] for u in analysis.units]
         self.writes = [[f for p in u.write_paths for f in ctx.facts(p, True)] for u in analysis.units]
 
@@ -50,7 +50,7 @@ class _Facts:
         return [f for group in self.reads + self.writes for f in group]
 
 
-def _file_rule_hit(action: str, analysis: CommandAnalysis, facts: _Facts, ctx: Ctx) -> tuple[Rule, str] | None:
+def _file_rule_hit(action: str, analysis: CommandAnalysis, facts: _Facts, ctx: DecisionContext) -> tuple[Rule, str] | None:
     for tool in sorted(FILE_TOOLS):
         for rule in ctx.rules.of(action, tool):   # type: ignore[arg-type]
             for unit, reads, writes in zip(analysis.units, facts.reads, facts.writes, strict=True):
@@ -61,7 +61,7 @@ def _file_rule_hit(action: str, analysis: CommandAnalysis, facts: _Facts, ctx: C
     return None
 
 
-def decide_shell(command: str, ctx: Ctx, tool: str = "bash") -> Decision:
+def decide_shell(command: str, ctx: DecisionContext, tool: str = "bash") -> Decision:
     a = analyze(command)
     subject = f'{tool} "{short(command)}"'
     if not a.parsed:
@@ -86,7 +86,7 @@ def decide_shell(command: str, ctx: Ctx, tool: str = "bash") -> Decision:
     return _allow_or_ask(a, facts, ctx, tool, destructive)
 
 
-def _allow_or_ask(a: CommandAnalysis, facts: _Facts, ctx: Ctx, tool: str, destructive: bool) -> Decision:
+def _allow_or_ask(a: CommandAnalysis, facts: _Facts, ctx: DecisionContext, tool: str, destructive: bool) -> Decision:
     allow = ctx.rules.of("allow", tool)
     pending: list[Unit] = []
     used: list[Rule] = []
@@ -136,7 +136,7 @@ def _suggest(units: list[Unit], tool: str) -> str | None:
     return f"{tool}({text})"
 
 
-def _unparsed(command: str, a: CommandAnalysis, ctx: Ctx, tool: str, subject: str) -> Decision:
+def _unparsed(command: str, a: CommandAnalysis, ctx: DecisionContext, tool: str, subject: str) -> Decision:
     for action in ("deny", "ask", "allow"):
         for rule in ctx.rules.of(action, tool):   # type: ignore[arg-type]
             if rule.pattern is not None and (action == "allow" or not bash_match(rule.pattern, command.split())):

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from axon_cli.config import Settings
     from axon_cli.events import EventSink
-    from axon_cli.tools.registry import ToolRegistry
 
 __all__ = [
     "ToolSpec", "ToolContext", "ToolOutput", "ToolError", "Cancelled", "FileState", "Category",
-    "Checkpointer", "InputT",
+    "Checkpointer", "InputT", "ToolCatalog",
 ]
 
 InputT = TypeVar("InputT", bound=BaseModel)
@@ -83,6 +82,21 @@ class Checkpointer:
         return None
 
 
+class ToolCatalog(Protocol):
+    """What a handler may see of the session's tools (``tool_search`` activates deferred ones);
+    ``ToolRegistry`` implements it."""
+
+    def all(self) -> list[ToolSpec[Any]]: ...
+
+    def get(self, name: str) -> ToolSpec[Any] | None: ...
+
+    def deferred(self) -> list[ToolSpec[Any]]: ...
+
+    def is_active(self, name: str) -> bool: ...
+
+    def activate(self, names: Iterable[str]) -> list[str]: ...
+
+
 @dataclass
 class ToolContext:
     """Everything a handler may use. Handlers never print and never read the keyboard."""
@@ -94,7 +108,7 @@ class ToolContext:
     file_state: FileState = field(default_factory=FileState)
     cancel: threading.Event = field(default_factory=threading.Event)
     emit: EventSink | None = None
-    registry: ToolRegistry | None = None
+    registry: ToolCatalog | None = None
     checkpointer: Checkpointer = field(default_factory=Checkpointer)
     extra: dict[str, Any] = field(default_factory=dict)
 

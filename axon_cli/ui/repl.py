@@ -24,7 +24,7 @@ from axon_cli.config import LoadedSettings
 from axon_cli.errors import AxonError
 from axon_cli.events import Approver, SessionStarted
 from axon_cli.runtime import Runtime, open_session
-from axon_cli.session import list_sessions
+from axon_cli.session.transcript import list_sessions
 from axon_cli.state import ensure_state_dir
 from axon_cli.ui.confirm import ReplApprover
 from axon_cli.ui.input import ReplCompleter, expand_mentions, make_session

@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from rich.text import Text
 
@@ -13,11 +14,34 @@ from axon_cli.errors import AxonError
 from axon_cli.ui.render import print_error, print_notice
 
 if TYPE_CHECKING:
-    from axon_cli.ui.repl import Repl
+    from rich.console import Console
+
+    from axon_cli.config import LoadedSettings
+    from axon_cli.runtime import Runtime
 
 __all__ = ["Command", "COMMANDS", "run_slash", "command_names", "MODES"]
 
 MODES = ("default", "accept-edits", "read-only", "yolo")
+
+
+class Repl(Protocol):
+    """What a slash command may use of the REPL that runs it (the REPL implements this)."""
+
+    console: Console
+    loaded: LoadedSettings
+    project_root: Path
+    running: bool
+
+    @property
+    def rt(self) -> Runtime: ...
+
+    def current_mode(self) -> str: ...
+
+    def set_mode(self, mode: str) -> None: ...
+
+    def new_conversation(self) -> None: ...
+
+    def resume(self, session_id: str) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from axon_cli.tools.ranking import rank_tools
-from axon_cli.tools.registry import ToolRegistry
-from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
+from axon_cli.tools.spec import ToolCatalog, ToolContext, ToolError, ToolOutput, ToolSpec
 
 __all__ = ["TOOLS", "ToolSearchInput", "tool_search", "MAX_ACTIVATED", "RELATIVE_CUTOFF", "MIN_SCORE"]
 
@@ -28,13 +27,13 @@ class ToolSearchInput(BaseModel):
     query: str = Field(description="Keywords, or 'select:name1,name2' for exact names")
 
 
-def _registry(ctx: ToolContext) -> ToolRegistry:
+def _registry(ctx: ToolContext) -> ToolCatalog:
     if ctx.registry is None:
         raise ToolError("no tool registry in this session")
     return ctx.registry
 
 
-def _deferred_specs(registry: ToolRegistry) -> list[ToolSpec[Any]]:
+def _deferred_specs(registry: ToolCatalog) -> list[ToolSpec[Any]]:
     """Every deferred tool, activated or not (an activated one is reported as already active)."""
     return [s for s in registry.all() if s.deferred]
 
@@ -51,12 +50,12 @@ def _describe(spec: ToolSpec[Any]) -> str:
     return f"- {spec.name}({_params(spec)}): {text}"
 
 
-def _not_found(registry: ToolRegistry, what: str) -> ToolOutput:
+def _not_found(registry: ToolCatalog, what: str) -> ToolOutput:
     names = ", ".join(s.name for s in registry.deferred()) or "(none)"
     return ToolOutput(f"{what}\nDeferred tools not yet active: {names}", summary="no match")
 
 
-def _report(registry: ToolRegistry, specs: list[ToolSpec[Any]]) -> ToolOutput:
+def _report(registry: ToolCatalog, specs: list[ToolSpec[Any]]) -> ToolOutput:
     new = registry.activate(s.name for s in specs if not registry.is_active(s.name))
     lines = []
     if new:
@@ -71,7 +70,7 @@ def _report(registry: ToolRegistry, specs: list[ToolSpec[Any]]) -> ToolOutput:
     return ToolOutput("\n".join(lines), summary=summary, display={"activated": new})
 
 
-def _select(registry: ToolRegistry, names_text: str) -> ToolOutput:
+def _select(registry: ToolCatalog, names_text: str) -> ToolOutput:
     names = [n.strip() for n in names_text.split(",") if n.strip()]
     if not names:
         raise ToolError("select: needs tool names, e.g. 'select:memory_save,memory_read'")

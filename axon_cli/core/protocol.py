@@ -19,13 +19,13 @@ import json
 import logging
 from typing import Any
 
-from axon_cli.agent import NativeProtocol, ToolProtocol
 from axon_cli.config import Settings
-from axon_cli.context import load_template
+from axon_cli.core.agent import NativeProtocol, ToolProtocol
+from axon_cli.core.llm import AssistantTurn, LLMClient
+from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT
+from axon_cli.core.textcalls import describe_tools, first_sentence, parse_text_calls
 from axon_cli.events import EventSink, Notice
-from axon_cli.llm import AssistantTurn, LLMClient
-from axon_cli.nudges import NATIVE_HINT, TEXT_HINT
-from axon_cli.textcalls import describe_tools, first_sentence, parse_text_calls
+from axon_cli.session.context import load_template
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolSpec

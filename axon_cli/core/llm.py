@@ -19,9 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from axon_cli.config import KEYLESS_HINT, Settings, endpoint_needs_key
-from axon_cli.errors import ConfigError, ContextTooLong, LLMError
-from axon_cli.events import EventSink, Notice, Retrying
-from axon_cli.llm_http import (
+from axon_cli.core.llm_http import (
     api_message,
     cause,
     dropped_connection,
@@ -31,8 +29,10 @@ from axon_cli.llm_http import (
     names_streaming,
     retry_after,
 )
+from axon_cli.core.turns import AssistantTurn, SessionUsage
+from axon_cli.errors import ConfigError, ContextTooLong, LLMError
+from axon_cli.events import EventSink, Notice, Retrying
 from axon_cli.tools.dispatch import ToolCall
-from axon_cli.turns import AssistantTurn, SessionUsage
 
 __all__ = ["LLMClient", "AssistantTurn", "SessionUsage", "OPTIONAL_PARAMS"]
 

@@ -11,17 +11,17 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from axon_cli.agent import Hooks, RunResult
-from axon_cli.checkpoints import FileCheckpointer
-from axon_cli.compaction import CompactionResult, Compactor
-from axon_cli.cost import CostMeter
+from axon_cli.core.agent import Hooks, RunResult
 from axon_cli.events import EventSink, Notice
-from axon_cli.session import Transcript
+from axon_cli.session.checkpoints import FileCheckpointer
+from axon_cli.session.compaction import CompactionResult, Compactor
+from axon_cli.session.cost import CostMeter
+from axon_cli.session.transcript import Transcript
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
 if TYPE_CHECKING:
-    from axon_cli.agent import Agent
+    from axon_cli.core.agent import Agent
 
 __all__ = ["SessionHooks"]
 

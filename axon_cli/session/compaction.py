@@ -21,7 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from axon_cli.compaction_text import (
+from axon_cli.config import Settings
+from axon_cli.errors import LLMError
+from axon_cli.events import Compacted, EventSink, Notice
+from axon_cli.session.compaction_text import (
     ELIDED_PREFIX,
     SUMMARY_PREFIX,
     approx_tokens,
@@ -31,13 +34,10 @@ from axon_cli.compaction_text import (
     render_conversation,
     summary_message,
 )
-from axon_cli.config import Settings
-from axon_cli.context import load_template
-from axon_cli.errors import LLMError
-from axon_cli.events import Compacted, EventSink, Notice
+from axon_cli.session.context import load_template
 
 if TYPE_CHECKING:
-    from axon_cli.agent import Agent
+    from axon_cli.core.agent import Agent
 
 __all__ = ["Compactor", "CompactionResult", "elide", "split_point", "MAX_SUMMARY_ATTEMPTS"]
 

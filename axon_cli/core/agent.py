@@ -14,6 +14,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from axon_cli.core.llm import AssistantTurn, LLMClient
+from axon_cli.core.nudges import EMPTY_GAVE_UP, Nudger
 from axon_cli.errors import AxonError
 from axon_cli.events import (
     AssistantDelta,
@@ -25,8 +27,6 @@ from axon_cli.events import (
     TurnStarted,
     Usage,
 )
-from axon_cli.llm import AssistantTurn, LLMClient
-from axon_cli.nudges import EMPTY_GAVE_UP, Nudger
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
