@@ -1,0 +1,57 @@
+"""What a project ships that would widen what axon does, as items the user can trust one by one.
+
+An item is identified by ``kind`` and ``key`` (stable across edits) and pinned by the digest of its
+``content``: when the content changes, the item is pending again until the user trusts it anew.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = ["WideningItem", "TrustView", "TrustEverything", "TrustNothing", "file_item"]
+
+
+@dataclass(frozen=True)
+class WideningItem:
+    kind: str       # mode | allow | sandbox | base_url | api_key | mcp_server | hook | command | tool
+    key: str        # identity within the kind: a rule's text, a server's name, a file's relative path
+    source: str     # the project file it comes from, relative to the project root
+    shows: str      # what the user is shown before trusting it: the full command line, the URL, the rule
+    content: str    # what the digest pins; a change of it makes the item pending again
+
+    @property
+    def id(self) -> str:
+        return f"{self.kind}:{self.key}"
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.content.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def file_item(kind: str, rel_path: str, data: bytes, shows: str = "") -> WideningItem:
+    """The item for a whole project file that runs code or grants tools (``.axon/tools/x.py``, a
+    command with ``allowed_tools``): pinned by the exact bytes the loader read and will use."""
+    return WideningItem(kind, rel_path, rel_path, shows or rel_path,
+                        hashlib.sha256(data).hexdigest())
+
+
+class TrustView(Protocol):
+    """Whether a widening item from the project is in force (trusted, or trusted for this run)."""
+
+    def allows(self, item: WideningItem) -> bool: ...
+
+
+class TrustEverything:
+    """The view for ``--trust``/``AXON_TRUST=1`` and for content that is the user's own."""
+
+    def allows(self, item: WideningItem) -> bool:
+        return True
+
+
+class TrustNothing:
+    """The view of a folder nobody has trusted: no project item widens anything."""
+
+    def allows(self, item: WideningItem) -> bool:
+        return False
