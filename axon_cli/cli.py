@@ -26,7 +26,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=False, invoke_without_co
 MODEL = typer.Option(None, "--model", "-m", help="Model name (env AXON_MODEL).")
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
 MODE = typer.Option(None, "--mode", help="Permission mode: default | accept-edits | read-only | yolo.")
-SANDBOX = typer.Option(None, "--sandbox", help="off | read-only | workspace-write.")
+SANDBOX = typer.Option(None, "--sandbox", help="auto | off | read-only | workspace-write (default auto: "
+                       "workspace-write where bubblewrap works).")
 PROTOCOL = typer.Option(None, "--tool-protocol", help="native | text | auto (text: for small local models).")
 DEBUG = typer.Option(False, "--debug", help="Write a debug log to .axon/debug.log.")
 

@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["ensure_state_dir", "atomic_write", "find_project_root", "GITIGNORE"]
+__all__ = ["ensure_state_dir", "atomic_write", "find_project_root", "user_state_dir", "GITIGNORE"]
 
 GITIGNORE = ("# Written by axon: its state stays out of git, except the shared settings.\n"
              "*\n!/config.toml\n!/permissions.toml\n")
@@ -81,3 +81,10 @@ def find_project_root(start: Path | None = None) -> Path:
         if (candidate / ".axon").is_dir() or (candidate / ".git").exists():
             return candidate
     return start
+
+
+def user_state_dir() -> Path:
+    """axon's per-user state (sandbox probe, workspace snapshots): ``$XDG_STATE_HOME/axon``, default
+    ``~/.local/state/axon``. Not created here."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "axon"

@@ -21,6 +21,12 @@ def axon_command() -> list[str]:
     return [str(AXON_SCRIPT)] if AXON_SCRIPT.exists() else [sys.executable, "-m", "axon_cli"]
 
 
+@pytest.fixture(autouse=True)
+def _user_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """axon's user state dir (sandbox probe cache, snapshots) is never the real one in tests."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-state"))
+
+
 @pytest.fixture
 def server() -> Iterator[ScriptedServer]:
     with ScriptedServer() as srv:
@@ -42,7 +48,8 @@ def axon_env(project: Path, server: ScriptedServer) -> dict[str, str]:
     home = project.parent / "home"
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OPENAI_", "AXON_")) and k not in ("NO_COLOR",)}
-    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_BASE_URL": server.url,
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+                "XDG_STATE_HOME": str(home / ".local" / "state"), "OPENAI_BASE_URL": server.url,
                 "OPENAI_API_KEY": TEST_KEY, "AXON_MODEL": "test-model", "COLUMNS": "100",
                 "PYTHONUNBUFFERED": "1"})
     return env

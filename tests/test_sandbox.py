@@ -25,7 +25,7 @@ def _namespaces_unavailable() -> str | None:
     bwrap = sandbox.find_bwrap()
     if bwrap is None:
         return None
-    reason = sandbox._probe(bwrap)
+    reason = sandbox.probe(bwrap)
     return f"bwrap cannot create namespaces on this machine: {reason}" if reason else None
 
 
@@ -181,7 +181,8 @@ def test_bash_description_names_the_sandbox() -> None:
     original = ToolRegistry.with_builtins().get("bash")
     assert original is not None and bash_description("off") == original.description
     assert bash_description("read-only").endswith("cannot write files anywhere except a private /tmp, and "
-                                                  "have no network access.")
+                                                  "have no network access. Credential files (~/.ssh, ~/.aws, "
+                                                  ".env, *.pem, ...) read as empty.")
     assert "only inside the project (not .git or .axon)" in bash_description("workspace-write")
     assert original.description == ToolRegistry.with_builtins().get("bash").description  # type: ignore[union-attr]
 

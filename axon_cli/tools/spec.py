@@ -111,6 +111,7 @@ class ToolContext:
     registry: ToolCatalog | None = None
     checkpointer: Checkpointer = field(default_factory=Checkpointer)
     extra: dict[str, Any] = field(default_factory=dict)
+    sandbox: str | None = None        # the effective sandbox mode; None: resolve ``settings.sandbox``
 
     def resolve(self, path: str) -> Path:
         """A tool's path argument made absolute (relative to the project root, ``~`` expanded)."""
