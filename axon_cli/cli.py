@@ -223,6 +223,30 @@ def mcp_list() -> None:
 
 
 @app.command()
+def undo(count: int = typer.Argument(1, min=1, help="How many turns to undo, newest first."),
+         list_: bool = typer.Option(False, "--list", "-l", help="List the turns that can be undone.")) -> None:
+    """Put back what the last turn (or N turns) changed: file edits and bash commands alike."""
+    def body() -> None:
+        from axon_cli.ui.undo import undo_command
+
+        root = _project_root()
+        for line in undo_command(_settings(root), root, count, list_):
+            typer.echo(line)
+    _guard(body)
+
+
+@app.command()
+def doctor() -> None:
+    """Check the endpoint, the sandbox, ripgrep, trust, undo and where the config comes from."""
+    def body() -> int:
+        from axon_cli.ui.doctor import run_doctor
+
+        root = _project_root()
+        return run_doctor(_settings(root), root, typer.echo)
+    raise typer.Exit(_guard(body) or 0)
+
+
+@app.command()
 def init() -> None:
     """Create .axon/ here with a permissions file and a .gitignore for axon's state."""
     from axon_cli.state import atomic_write, ensure_state_dir

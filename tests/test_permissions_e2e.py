@@ -31,7 +31,7 @@ def test_deny_rule_text_goes_back_to_the_model_and_yes_does_not_override(server,
 
 def test_ask_without_yes_is_denied_with_how_to_allow(server, run_axon, project):
     server.add(tool_reply(("bash", {"command": "touch made.txt"})), text_reply("ok"))
-    r = run_axon("run", "make a file")
+    r = run_axon("run", "make a file", "--sandbox", "off")   # the unsandboxed policy: touch asks
     assert r.code == 0, r.stderr
     out = _tool_result(server)
     assert out.startswith("Permission denied: the user did not approve this call")
@@ -53,7 +53,7 @@ def test_each_mode_through_axon_run(server, run_axon, project, mode, write_runs,
     (project / "a.txt").write_text("alpha\n")
     server.add(tool_reply(("read_file", {"path": "a.txt"}), ("write_file", {"path": "w.txt", "content": "x"}),
                           ("bash", {"command": "touch b.txt"})), text_reply("done"))
-    r = run_axon("run", "go", "--mode", mode)
+    r = run_axon("run", "go", "--mode", mode, "--sandbox", "off")   # the modes without a sandbox
     assert r.code == 0, r.stderr
     results = {m["tool_call_id"]: m["content"] for m in server.requests[1].messages if m["role"] == "tool"}
     read, write, bash = (results[f"call_1_{i}"] for i in range(3))
@@ -72,7 +72,7 @@ def test_permission_file_mode_applies_unless_flag_given(server, run_axon, projec
                tool_reply(("bash", {"command": "touch z.txt"})), text_reply("ok"))
     assert run_axon("run", "a").code == 0
     assert (project / "y.txt").exists()
-    assert run_axon("run", "b", "--mode", "default").code == 0
+    assert run_axon("run", "b", "--mode", "default", "--sandbox", "off").code == 0   # unsandboxed: touch asks
     assert not (project / "z.txt").exists()
 
 

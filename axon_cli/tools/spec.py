@@ -76,9 +76,18 @@ class FileState:
 
 
 class Checkpointer:
-    """Keeps a file's previous content before a tool changes it. This base class keeps nothing."""
+    """Keeps what a turn changes restorable (``/undo``). This base class keeps nothing.
 
-    def before_change(self, path: Path) -> None:
+    The session calls ``begin_turn``/``end_turn``; dispatch calls ``before_change`` before a call
+    that may change files runs (a file tool: the paths it writes; a shell command: none known)."""
+
+    def begin_turn(self, turn: int, prompt: str = "") -> None:
+        return None
+
+    def before_change(self, paths: list[Path]) -> None:
+        return None
+
+    def end_turn(self) -> None:
         return None
 
 

@@ -22,7 +22,7 @@ from rich.text import Text
 from axon_cli import __version__
 from axon_cli.config import LoadedSettings
 from axon_cli.errors import AxonError
-from axon_cli.events import Approver, SessionStarted
+from axon_cli.events import Approver
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.session.transcript import list_sessions
 from axon_cli.state import ensure_state_dir
@@ -113,8 +113,7 @@ class Repl:
         rt.bus.subscribe(self.view)
         self.approver.cancel = rt.ctx.cancel
         self.view.cost_usd = None
-        rt.bus(SessionStarted(session_id=rt.session_id, model=rt.llm.settings.model, cwd=str(self.project_root),
-                              mode=self.current_mode(), tools=[s.name for s in rt.registry.active()]))
+        rt.announce()
 
     def start(self, cont: bool, resume: str | None) -> None:
         threading.Thread(target=_warm_up, daemon=True, name="axon-warmup").start()

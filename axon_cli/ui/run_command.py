@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from axon_cli.config import LoadedSettings
-from axon_cli.events import AutoApprover, DenyApprover, SessionStarted
+from axon_cli.events import AutoApprover, DenyApprover
 from axon_cli.runtime import open_session
 from axon_cli.ui.headless import StreamJson, TextProgress, json_result
 
@@ -25,8 +25,7 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
         rt.bus.subscribe(StreamJson())
     elif output_format == "text":
         rt.bus.subscribe(TextProgress())
-    rt.bus(SessionStarted(session_id=rt.session_id, model=loaded.settings.model, cwd=str(project_root),
-                          mode=loaded.settings.mode, tools=[s.name for s in rt.registry.active()]))
+    rt.announce()
     try:
         result = rt.agent.run(task, max_turns=max_turns)
     finally:
