@@ -295,3 +295,27 @@ def test_ctrl_c_while_streaming_stops_the_turn(chat, server):
     c.exit()
     assert "word399" not in c.text()
     assert server.requests[1].messages[-1] == {"role": "user", "content": "and now?"}
+
+
+def test_slash_undo_restores_what_a_bash_command_changed(chat, server, project):
+    (project / "a.txt").write_text("original\n")
+    server.add(tool_reply(("bash", {"command": "echo changed > a.txt && echo more > b.txt"})), text_reply("changed"),
+               text_reply("ok, I will read it again"))
+    c = chat("--mode", "yolo", "--sandbox", "off")
+    c.say("change a")
+    c.expect("changed")
+    c.prompt()
+    assert (project / "a.txt").read_text() == "changed\n"
+    c.say("/undo")
+    c.expect("restored a.txt")
+    c.expect("deleted b.txt (created in that turn)")
+    c.prompt()
+    assert (project / "a.txt").read_text() == "original\n" and not (project / "b.txt").exists()
+    c.say("/undo")
+    c.expect("nothing to undo")
+    c.say("/undo two")
+    c.expect("/undo takes a number of turns")
+    c.say("next")
+    c.expect("ok, I will read it again")
+    assert "the user undid your changes" in server.requests[-1].messages[-2]["content"]
+    c.exit()

@@ -18,10 +18,10 @@ from axon_cli.sandbox.probe import (
     SandboxStatus,
     check_available,
     find_bwrap,
-    probe,
+    probe_failure,
     resolve,
 )
 from axon_cli.sandbox.text import describe, explain, sandboxed_specs
 
 __all__ = ["MODES", "CHOICES", "PROTECTED", "SandboxStatus", "Hidden", "wrap_command", "confine", "check_available",
-           "find_bwrap", "probe", "resolve", "hidden_set", "describe", "explain", "sandboxed_specs"]
+           "find_bwrap", "probe_failure", "resolve", "hidden_set", "describe", "explain", "sandboxed_specs"]

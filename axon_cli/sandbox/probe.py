@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from axon_cli.errors import ConfigError
 from axon_cli.state import atomic_write, user_state_dir
 
-__all__ = ["MODES", "CHOICES", "NAMESPACE_FLAGS", "SandboxStatus", "find_bwrap", "probe", "resolve",
+__all__ = ["MODES", "CHOICES", "NAMESPACE_FLAGS", "SandboxStatus", "find_bwrap", "probe_failure", "resolve",
            "check_available"]
 
 MODES = ("off", "read-only", "workspace-write")
@@ -90,7 +90,7 @@ def _run_probe(bwrap: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=8)
-def probe(bwrap: str) -> str | None:
+def probe_failure(bwrap: str) -> str | None:
     """The probe's answer for ``bwrap`` (None = works), from this boot's cache when there is one."""
     key = _cache_key(bwrap)
     path = user_state_dir() / CACHE_FILE
@@ -124,7 +124,7 @@ def resolve(requested: str) -> SandboxStatus:
         if requested == "auto":
             return SandboxStatus("auto", "off", f"bubblewrap is not installed: {INSTALL_HINT}")
         raise ConfigError(f"sandbox '{requested}' needs bubblewrap: {INSTALL_HINT} (or use --sandbox off)")
-    failure = probe(bwrap)
+    failure = probe_failure(bwrap)
     if failure is not None:
         if requested == "auto":
             return SandboxStatus("auto", "off", f"bwrap cannot create namespaces here: {failure}", bwrap)
