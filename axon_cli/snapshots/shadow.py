@@ -99,6 +99,9 @@ class ShadowRepo:
             for key, value in (("core.bare", "false"), ("core.logAllRefUpdates", "false"),
                                ("gc.autoDetach", "true"), ("core.autocrlf", "false"), ("core.symlinks", "true")):
                 self.git("config", key, value)
+        stale = self.git_dir / "index.lock"            # left by an axon killed mid-snapshot (we hold the lock)
+        if stale.exists():
+            stale.unlink(missing_ok=True)
         info = self.git_dir / "info"
         info.mkdir(exist_ok=True)
         _write_if_changed(info / "attributes", ATTRIBUTES)
@@ -111,55 +114,69 @@ class ShadowRepo:
 
     # -- snapshot ------------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
-        """The project's files as a tree (see the module docstring)."""
+        """The project's files as a tree (see the module docstring). Smaller files are taken first, so
+        a large folder uses up the budget only after the source files are in."""
         self.ensure()
         others = _split(self.git("ls-files", "-z", "-o", "--exclude-standard"))
         changed = _split(self.git("diff-files", "-z", "--name-only"))
         skipped: dict[str, str] = {}
-        budget = self.max_new
+        sized: list[tuple[int, str, str]] = []             # size, path, mode
         info: list[bytes] = []
+        for rel in set(others) | set(changed):
+            kind = self._kind(rel, skipped)
+            if kind is None:
+                info.append(_index_line("0", "0" * 40, rel))      # out of the index
+            else:
+                sized.append((kind[0], rel, kind[1]))
+        budget = self.max_new
         with _FastImport(self) as importer:
-            for rel in sorted(set(others) | set(changed)):
-                if rel.endswith("/"):
-                    skipped[rel] = "is a git repository of its own"
+            for size, rel, mode in sorted(sized):
+                if size > budget:
+                    skipped[rel] = f"was left out of the snapshot (its budget of {self.max_new / MB:g} MB was used up)"
+                    info.append(_index_line("0", "0" * 40, rel))
                     continue
-                item = self._read(rel, budget, skipped)
-                name = rel.encode("utf-8", "surrogateescape")
-                if item is None:
-                    info.append(b"0 " + b"0" * 40 + b"\t" + name)       # out of the index
+                data = self._read(rel, mode, skipped)
+                if data is None:
+                    info.append(_index_line("0", "0" * 40, rel))
                     continue
-                mode, data = item
                 budget -= len(data)
-                info.append(f"{mode} {importer.add(data)}".encode() + b"\t" + name)
+                info.append(_index_line(mode, importer.add(data), rel))
         if info:
             self.git("update-index", "-z", "--index-info", input=b"\0".join(info) + b"\0")
             self.git("update-index", "-q", "--refresh", ok=(0, 1))   # record stat data: no re-reading next time
         tree = self.git("write-tree").decode().strip()
         return Snapshot(tree, skipped)
 
-    def _read(self, rel: str, budget: int, skipped: dict[str, str]) -> tuple[str, bytes] | None:
-        """(mode, content) of a file to snapshot, or None (gone, skipped, not a file)."""
+    def _kind(self, rel: str, skipped: dict[str, str]) -> tuple[int, str] | None:
+        """(size, mode) of a path to snapshot; None when it is gone, not a file, or over the cap."""
+        if rel.endswith("/"):
+            skipped[rel] = "is a git repository of its own"
+            return None
+        try:
+            st = os.lstat(os.path.join(self.root, rel))
+        except OSError:
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            return 0, "120000"
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        if st.st_size > self.max_file:
+            skipped[rel] = f"is over the snapshot size cap ({self.max_file / MB:g} MB)"
+            return None
+        return st.st_size, "100755" if st.st_mode & 0o111 else "100644"
+
+    def _read(self, rel: str, mode: str, skipped: dict[str, str]) -> bytes | None:
         path = os.path.join(self.root, rel)
         try:
-            st = os.lstat(path)
-            if stat.S_ISLNK(st.st_mode):
-                return "120000", os.fsencode(os.readlink(path))
-            if not stat.S_ISREG(st.st_mode):
-                return None
-            if st.st_size > self.max_file:
-                skipped[rel] = f"is over the snapshot size cap ({self.max_file / MB:g} MB)"
-                return None
-            if st.st_size > budget:
-                skipped[rel] = f"was left out of the snapshot (its budget of {self.max_new / MB:g} MB was used up)"
-                return None
+            if mode == "120000":
+                return os.fsencode(os.readlink(path))
             with open(path, "rb") as fh:
-                data = fh.read()
+                return fh.read()
         except FileNotFoundError:
             return None
         except OSError as e:
             skipped[rel] = f"cannot be read ({e.strerror})"
             return None
-        return ("100755" if st.st_mode & 0o111 else "100644"), data
 
     # -- reading snapshots ---------------------------------------------------------------------
     def tracked(self, rels: Sequence[str]) -> set[str]:
@@ -241,7 +258,8 @@ class _FastImport:
         if self.proc is None:
             if self.repo._git is None:
                 raise SnapshotError("git is not installed")
-            self.proc = subprocess.Popen([self.repo._git, "fast-import", "--quiet"], stdin=subprocess.PIPE,
+            self.proc = subprocess.Popen([self.repo._git, "-c", "pack.compression=1", "fast-import", "--quiet",
+                                          "--depth=0"], stdin=subprocess.PIPE,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=self.repo.env(),
                                          cwd=self.repo.root)
         assert self.proc.stdin is not None
@@ -258,6 +276,10 @@ class _FastImport:
         if self.proc.returncode and not exc[0]:
             first = (err.decode(errors="replace").strip().splitlines() or [f"exit {self.proc.returncode}"])[0]
             raise SnapshotError(f"git fast-import failed: {first}")
+
+
+def _index_line(mode: str, oid: str, rel: str) -> bytes:
+    return f"{mode} {oid}\t".encode() + rel.encode("utf-8", "surrogateescape")
 
 
 def _split(raw: bytes) -> list[str]:

@@ -39,7 +39,7 @@ def project_dir(root: Path) -> Path:
 
 
 class ProjectSnapshots:
-    def __init__(self, root: Path, max_file_mb: float = 10.0, max_new_mb: float = 100.0,
+    def __init__(self, root: Path, max_file_mb: float = 10.0, max_new_mb: float = 50.0,
                  enabled: bool = True) -> None:
         self.root = Path(os.path.realpath(root))
         self.dir = project_dir(self.root)
@@ -49,7 +49,7 @@ class ProjectSnapshots:
     @classmethod
     def for_settings(cls, root: Path, settings: Any) -> ProjectSnapshots:
         return cls(root, float(getattr(settings, "snapshot_max_file_mb", 10.0)),
-                   float(getattr(settings, "snapshot_max_new_mb", 100.0)), bool(getattr(settings, "snapshots", True)))
+                   float(getattr(settings, "snapshot_max_new_mb", 50.0)), bool(getattr(settings, "snapshots", True)))
 
     def unavailable(self) -> str | None:
         """Why snapshots cannot be taken here (None: they can)."""
@@ -130,6 +130,14 @@ class ProjectSnapshots:
         changes = self.repo.diff(record["before"], after)
         record.update(after=after, changed=len(changes), files=[c[0] for c in changes][:MAX_LISTED_FILES])
         self.repo.keep({f"refs/axon/{record['id']}/after": after})
+
+    def uncovered_now(self, paths: list[str]) -> dict[str, str]:
+        """Which of ``paths`` a snapshot taken now could not restore (``axon permissions check``)."""
+        from axon_cli.snapshots.coverage import uncovered
+
+        with self.locked():
+            snap = self.take()
+            return uncovered(self.repo, snap.skipped, paths)
 
     def mark_undone(self, record_id: str) -> None:
         records = self.records()
