@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakeserver import text_reply, tool_reply
+from tests.test_sandbox import NO_NAMESPACES
 
 PERMS = ".axon/permissions.toml"
 
@@ -134,7 +135,13 @@ def test_permissions_command_lists_rules_and_check_explains(run_axon, project):
     assert lines[0] == "bash(git push origin main): deny"
     assert 'decided by: deny rule "bash(git push*)" in .axon/permissions.toml' in r.stdout
     assert "destructive: yes (git push changes the remote)" in r.stdout and "read-only: no" in r.stdout
+    (project / ".axon" / "config.toml").write_text('sandbox = "off"\n')        # the policy without a sandbox
     r = run_axon("permissions", "check", "bash(ls && rm x)")
     assert "bash(ls && rm x): ask" in r.stdout and "simple commands: ls; rm x" in r.stdout
+    if NO_NAMESPACES is None:                    # with the sandbox, undo makes it safe to run unasked
+        (project / ".axon" / "config.toml").write_text('sandbox = "workspace-write"\n')
+        r = run_axon("permissions", "check", "bash(ls && rm x)")
+        assert r.stdout.startswith("bash(ls && rm x): allow\n  decided by: mode accept-edits, sandbox and snapshot\n"
+                                   "  reason: sandboxed, undoable\n"), r.stdout
     r = run_axon("permissions", "check", "read_file(.env)", "--mode", "yolo")
     assert "read_file(.env): ask" in r.stdout and "sensitive" in r.stdout
