@@ -21,11 +21,13 @@ from axon_cli.tools.spec import ToolContext
 
 
 def _namespaces_unavailable() -> str | None:
-    """Why bwrap cannot build the sandbox here, or None (a missing bwrap is a failure, not a skip)."""
+    """Why the sandbox cannot be built here (bwrap missing, or no namespaces), or None. CI installs bwrap."""
     bwrap = sandbox.find_bwrap()
     if bwrap is None:
-        return None
-    reason = sandbox.probe_failure(bwrap)
+        return "bubblewrap (bwrap) is not installed here: apt install bubblewrap (CI installs it)"
+    from axon_cli.sandbox.probe import _run_probe
+
+    reason = _run_probe(bwrap)       # uncached: collection runs before the fixture isolating the state dir
     return f"bwrap cannot create namespaces on this machine: {reason}" if reason else None
 
 

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 __all__ = ["reader_read_only", "version_query", "script_words", "NO_FILE_ARGS", "KNOWN_PROGRAMS"]
 
@@ -50,34 +51,43 @@ def reader_read_only(name: str, args: list[str]) -> bool | None:
     return None
 
 
-def script_words(name: str, args: list[str]) -> set[int]:
-    """Indexes in ``args`` of sed scripts / awk programs and option values (not paths to check)."""
-    if name != "sed" and name not in _AWKS:
-        return set()
-    takes = {"-e", "-l", "--expression", "--line-length"} if name == "sed" else \
-        {"-F", "-v", "--field-separator", "--assign"}
-    out: set[int] = set()
-    from_option = False
+def _leading_options(args: list[str], takes_value: Callable[[str], bool]) -> tuple[list[tuple[int, str]], int]:
+    """The options before the first operand, as (index, word), and that operand's index (``len(args)``
+    when there is none). ``takes_value(word)``: the next word is the option's value."""
+    options: list[tuple[int, str]] = []
     i = 0
     while i < len(args):
         a = args[i]
         if a == "--":
-            i += 1
-            break
+            return options, i + 1
         if not a.startswith("-") or a == "-":
             break
-        opt = a.split("=", 1)[0]
-        if opt in ("-e", "--expression", "-f", "--file", "--source") or (
-                name == "sed" and not a.startswith("--") and a[-1:] in "ef" and len(a) > 2):
-            from_option = True
-        if (opt in takes or (name == "sed" and not a.startswith("--") and a[-1] in "el")) and "=" not in a \
-                and (len(a) == 2 or name == "sed"):
-            out.add(i + 1)
-            i += 2
-            continue
-        i += 1
-    if not from_option and i < len(args):
-        out.add(i)
+        options.append((i, a))
+        i += 2 if takes_value(a) else 1
+    return options, i
+
+
+def _sed_takes(a: str) -> bool:
+    return "=" not in a and (a in ("--expression", "--line-length") or (not a.startswith("--") and a[-1] in "el"))
+
+
+def _awk_takes(a: str) -> bool:
+    return a in ("-F", "-v", "--field-separator", "--assign")
+
+
+def script_words(name: str, args: list[str]) -> set[int]:
+    """Indexes in ``args`` of a sed script / awk program and of sed's option values (not paths)."""
+    if name in _AWKS:
+        program, _safe = _awk_program(args)
+        return {program} if program is not None else set()
+    if name != "sed":
+        return set()
+    options, first = _leading_options(args, _sed_takes)
+    out = {i + 1 for i, a in options if _sed_takes(a)}
+    from_option = any(a.split("=", 1)[0] in ("--expression", "--file") or (not a.startswith("--") and a[-1] in "ef")
+                      for _i, a in options)
+    if not from_option and first < len(args):
+        out.add(first)
     return out
 
 
@@ -235,24 +245,22 @@ def _sed_command(s: str, pos: int) -> int:
 
 
 # -- awk and pagers ------------------------------------------------------------------------------------
+def _awk_program(args: list[str]) -> tuple[int | None, bool]:
+    """The index of the program operand (None: none, or it comes from ``-f``/``-e``) and whether every
+    option is harmless (not loading code, not writing files)."""
+    options, first = _leading_options(args, _awk_takes)
+    safe = True
+    for _i, a in options:
+        if not (_awk_takes(a) or a.startswith(("-F", "-v", "--field-separator=", "--assign=")) or a in _AWK_SAFE_OPTS):
+            safe = False                      # -f/-e/-i/-l/-E load code, -o/-p/-d write files, unknown
+            if a.split("=", 1)[0] in ("-f", "--file", "-e", "--source", "-E", "--exec"):
+                return None, False
+    return (first if first < len(args) else None), safe
+
+
 def _awk(args: list[str]) -> bool:
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            i += 1
-            break
-        if a in ("-F", "-v", "--field-separator", "--assign"):
-            i += 2
-        elif a.startswith(("-F", "-v", "--field-separator=", "--assign=")) or a in _AWK_SAFE_OPTS:
-            i += 1
-        elif a.startswith("-") and a != "-":
-            return False                      # -f/-e/-i/-l/-E (load code), -o/-p/-d (write files), unknown
-        else:
-            break
-    if i >= len(args):
-        return False
-    return not _AWK_BAD.search(args[i])
+    program, safe = _awk_program(args)
+    return safe and program is not None and not _AWK_BAD.search(args[program])
 
 
 def _pager(args: list[str], letters: frozenset[str]) -> bool:
