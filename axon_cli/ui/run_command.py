@@ -9,6 +9,7 @@ from pathlib import Path
 from axon_cli.config import LoadedSettings
 from axon_cli.events import AutoApprover, DenyApprover, SessionStarted
 from axon_cli.runtime import open_session
+from axon_cli.trust.report import ignored_lines
 from axon_cli.ui.headless import StreamJson, TextProgress, json_result
 
 __all__ = ["run_task", "EXIT_CODES"]
@@ -21,6 +22,8 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     started = time.monotonic()
     approver = AutoApprover() if yes else DenyApprover()
     rt = open_session(loaded, project_root, approver, cont=cont, resume=resume)
+    for line in ignored_lines(loaded.trust, loaded.trust.assess()):    # what the folder's files wait for
+        sys.stderr.write(line + "\n")
     if output_format == "stream-json":
         rt.bus.subscribe(StreamJson())
     elif output_format == "text":
