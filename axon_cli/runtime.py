@@ -17,7 +17,7 @@ from axon_cli.core.llm import LLMClient
 from axon_cli.core.protocol import configure as configure_protocol
 from axon_cli.core.protocol import system_block
 from axon_cli.errors import UsageError
-from axon_cli.events import Approver, Event, EventSink
+from axon_cli.events import Approver, Event, EventSink, Notice
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.sandbox import check_available as check_sandbox
 from axon_cli.sandbox import sandboxed_specs
@@ -43,22 +43,36 @@ __all__ = ["Runtime", "build_runtime", "open_session", "EventBus"]
 
 
 class EventBus:
-    """Fans events out to subscribers; a failing subscriber never breaks the core."""
+    """Fans events out to subscribers; a failing subscriber never breaks the core. Events emitted
+    before anyone subscribed (notices while the runtime is built) are kept and handed to the first
+    subscriber, so a frontend that subscribes after ``build_runtime`` still shows them."""
 
     def __init__(self) -> None:
         self._subscribers: list[EventSink] = []
+        self._early: list[Event] = []
 
     def subscribe(self, sink: EventSink) -> None:
         self._subscribers.append(sink)
+        early, self._early = self._early, []
+        for event in early:
+            self._deliver(sink, event)
 
     def __call__(self, event: Event) -> None:
+        if not self._subscribers:
+            if len(self._early) < 200:
+                self._early.append(event)
+            return
         for sink in list(self._subscribers):
-            try:
-                sink(event)
-            except Exception:  # a frontend bug must not stop the agent
-                import logging
+            self._deliver(sink, event)
 
-                logging.getLogger("axon").exception("event subscriber failed")
+    @staticmethod
+    def _deliver(sink: EventSink, event: Event) -> None:
+        try:
+            sink(event)
+        except Exception:  # a frontend bug must not stop the agent
+            import logging
+
+            logging.getLogger("axon").exception("event subscriber failed")
 
 
 @dataclass
@@ -214,7 +228,7 @@ def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver,
     rt = build_runtime(loaded, project_root, approver, session_id=session_id, messages=resumed.messages,
                        resumed=resumed)
     if resumed.mode and not loaded.source("mode").startswith("flag"):
-        rt.policy.set_mode(resumed.mode)
+        _restore_mode(rt, resumed.mode)
     if resumed.activated:
         rt.registry.activate(resumed.activated)
     if resumed.todos is not None:
@@ -222,3 +236,17 @@ def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver,
     if rt.session is not None:
         rt.session.seed(rt.agent.messages, resumed.indexes)
     return rt
+
+
+def _restore_mode(rt: Runtime, mode: str) -> None:
+    """Resume in the session's mode unless it is wider than the mode in force now: a transcript is
+    a project file (a repository can ship one), so it may narrow what axon does, never widen it."""
+    from axon_cli.trust.widening import MODE_ORDER
+
+    now = rt.policy.mode
+    if mode not in MODE_ORDER or MODE_ORDER[mode] <= MODE_ORDER.get(now, 1):
+        if mode in MODE_ORDER:
+            rt.policy.set_mode(mode)
+        return
+    rt.bus(Notice(message=f'this session ran in mode "{mode}"; resumed in "{now}" (a transcript never '
+                          f"widens the mode: use --mode {mode} or /mode {mode})"))

@@ -250,3 +250,32 @@ def test_chat_trust_remembered_then_no_screen_and_p_keeps_it_trusted(server, att
     c2.expect("second done")
     out = c2.exit()
     assert "would widen" not in out and "allow bash?" not in out
+
+
+# -- a shipped transcript ------------------------------------------------------------------------------
+def test_a_resumed_transcript_never_widens_the_mode(server, run_axon, project):
+    """Transcripts live in the project (.axon/sessions/), so a repository can ship one: resuming it
+    may narrow the mode but never widen it."""
+    (project / "canary.txt").write_text("still here\n")
+    server.add(text_reply("hello"))
+    first = run_axon("run", "hi", "--mode", "yolo")
+    assert first.code == 0, first.stderr
+    rm = tool_reply(("bash", {"command": "rm canary.txt"}))
+    server.add(rm, text_reply("tidied"))
+    r = run_axon("run", "tidy up", "--continue")
+    assert r.code == 0, r.stderr
+    assert (project / "canary.txt").exists()
+    assert 'this session ran in mode "yolo"; resumed in "default"' in r.stderr
+    assert "Permission denied" in server.requests[-1].body["messages"][-1]["content"]
+
+
+def test_a_resumed_transcript_keeps_a_narrower_mode(server, run_axon, project):
+    (project / "a.txt").write_text("one\n")
+    server.add(text_reply("hello"))
+    assert run_axon("run", "hi", "--mode", "read-only").code == 0
+    write = tool_reply(("write_file", {"path": "a.txt", "content": "two\n"}))
+    server.add(write, text_reply("done"))
+    r = run_axon("run", "change it", "--continue", "--yes")
+    assert r.code == 0, r.stderr
+    assert (project / "a.txt").read_text() == "one\n"
+    assert "read-only" in server.requests[-1].body["messages"][-1]["content"]
