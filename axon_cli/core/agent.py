@@ -14,6 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from axon_cli.core.callbacks import AgentCallbacks
 from axon_cli.core.llm import AssistantTurn, LLMClient
 from axon_cli.core.nudges import EMPTY_GAVE_UP, Nudger
 from axon_cli.errors import AxonError
@@ -31,7 +32,7 @@ from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["Agent", "RunResult", "ToolProtocol", "NativeProtocol", "Hooks"]
+__all__ = ["Agent", "RunResult", "ToolProtocol", "NativeProtocol", "AgentCallbacks"]
 
 log = logging.getLogger("axon.agent")
 StopReason = Literal["final", "max_turns", "interrupted", "error"]
@@ -73,36 +74,16 @@ class NativeProtocol:
         return [{"role": "tool", "tool_call_id": r.call_id, "content": r.content} for r in results]
 
 
-class Hooks:
-    """Extension points (session transcript, compaction, cost); each default does nothing."""
-
-    def on_message(self, message: dict[str, Any]) -> None:
-        """A message was appended to the conversation."""
-
-    def before_request(self, agent: Agent) -> None:
-        """About to query the model (compaction looks at ``agent.messages`` here)."""
-
-    def on_context_too_long(self, agent: Agent) -> bool:
-        """The endpoint rejected the request as too long: shrink the history; True to retry once."""
-        return False
-
-    def cost(self, agent: Agent) -> float | None:
-        return None
-
-    def after_turn(self, agent: Agent, result: RunResult) -> None:
-        """A user turn ended (any stop reason)."""
-
-
 class Agent:
     def __init__(self, *, llm: LLMClient, registry: ToolRegistry, dispatcher: Dispatcher, ctx: ToolContext,
-                 system_prompt: str | Callable[[], str], emit: EventSink, hooks: Hooks | None = None,
+                 system_prompt: str | Callable[[], str], emit: EventSink, callbacks: AgentCallbacks | None = None,
                  protocol: ToolProtocol | None = None, messages: list[dict[str, Any]] | None = None) -> None:
         self.llm = llm
         self.registry = registry
         self.dispatcher = dispatcher
         self.ctx = ctx
         self.emit = emit
-        self.hooks = hooks or Hooks()
+        self.callbacks = callbacks or AgentCallbacks()
         self.protocol: ToolProtocol = protocol or NativeProtocol()
         self._system_prompt = system_prompt
         self.messages: list[dict[str, Any]] = list(messages or [])
@@ -118,7 +99,7 @@ class Agent:
 
     def append(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
-        self.hooks.on_message(message)
+        self.callbacks.on_message(message)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -130,7 +111,7 @@ class Agent:
         self.append({"role": "user", "content": task})
         result = self._run_loop(limit)
         self.emit(TurnComplete(result=result.result, num_turns=result.num_turns, stop_reason=result.stop_reason))
-        self.hooks.after_turn(self, result)
+        self.callbacks.after_turn(self, result)
         return result
 
     def _run_loop(self, limit: int) -> RunResult:
@@ -186,7 +167,7 @@ class Agent:
             return RunResult(str(e), "error", turns, error=str(e))
 
     def _query(self) -> AssistantTurn:
-        self.hooks.before_request(self)
+        self.callbacks.before_request(self)
         tools = self.protocol.tools_param(self.registry)
         from axon_cli.errors import ContextTooLong
 
@@ -199,7 +180,7 @@ class Agent:
         try:
             turn = self.llm.complete(self.messages, tools, on_text, on_reasoning)
         except ContextTooLong:
-            if not self.hooks.on_context_too_long(self):
+            if not self.callbacks.on_context_too_long(self):
                 raise
             self.emit(Notice(message="the request was too long; compacted the history and retrying once"))
             turn = self.llm.complete(self.messages, tools, on_text, on_reasoning)
@@ -207,7 +188,7 @@ class Agent:
         self.emit(Usage(prompt_tokens=turn.prompt_tokens, completion_tokens=turn.completion_tokens,
                         total_tokens=turn.prompt_tokens + turn.completion_tokens,
                         session_prompt_tokens=u.prompt_tokens, session_completion_tokens=u.completion_tokens,
-                        cost_usd=self.hooks.cost(self)))
+                        cost_usd=self.callbacks.cost(self)))
         return turn
 
     # -- tool calls ------------------------------------------------------------------------------
