@@ -17,7 +17,9 @@ from axon_cli.core.llm import LLMClient
 from axon_cli.core.protocol import configure as configure_protocol
 from axon_cli.core.protocol import system_block
 from axon_cli.errors import UsageError
-from axon_cli.events import Approver, Event, EventSink
+from axon_cli.events import Approver, Event, EventSink, Notice
+from axon_cli.extend.subagent import SessionParts
+from axon_cli.extend.wiring import Extensions, add_task_tool, load_extensions
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.sandbox import check_available as check_sandbox
 from axon_cli.sandbox import sandboxed_specs
@@ -75,6 +77,14 @@ class Runtime:
     agent: Agent
     extras: dict[str, Any] = field(default_factory=dict)
     session: SessionCallbacks | None = None
+    extensions: Extensions = field(default_factory=Extensions)
+
+    def announce(self) -> None:
+        """Emit what the session's start has to say (broken extension files, files waiting for
+        trust), once, after the frontend subscribed to the bus."""
+        notices, self.extensions.notices = self.extensions.notices, []
+        for line in notices:
+            self.bus(Notice(message=line))
 
     def _callbacks(self) -> SessionCallbacks:
         if self.session is None:
@@ -138,6 +148,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     state_dir = project_root / ".axon"
     bus = EventBus()
     registry = ToolRegistry(sandboxed_specs(builtin_specs(), settings.sandbox))
+    extensions = load_extensions(settings, project_root, session_id, registry, bus)   # + Python tools
     from axon_cli.mcp import start_mcp
 
     mcp = start_mcp(loaded, project_root, registry, bus)   # MCP servers connect in the background
@@ -145,20 +156,25 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
                       settings=settings, emit=bus, registry=registry)
     ctx.checkpointer = FileCheckpointer(state_dir, session_id, ctx.file_state)
     policy = make_policy(loaded, project_root)
-    dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus)
+    dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus, hooks=extensions.hooks)
     llm = LLMClient(settings, emit=bus)
     if mcp is not None:
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
+    gathered = gather_context(project_root, Path.cwd())
+    add_task_tool(extensions, SessionParts(project_root, session_id, settings, registry, policy,
+                                           lambda: dispatcher.approver, extensions.hooks, llm, ctx.cancel,
+                                           ctx.checkpointer, bus, gathered))
     protocol = configure_protocol(settings, registry, llm, bus)   # tool_protocol + prompt_profile
     callbacks = session_callbacks(loaded, state_dir, session_id, ctx, registry, policy, bus, resumed)
-    gathered = gather_context(project_root, Path.cwd())
+    hook_context = extensions.start_session("resume" if resumed is not None else "startup")
     agent = Agent(llm=llm, registry=registry, dispatcher=dispatcher, ctx=ctx,
                   system_prompt=lambda: (build_system_prompt(project_root, settings, registry,
                                                              callbacks.current_mode(), gathered)
-                                         + system_block(protocol, registry)),
-                  emit=bus, callbacks=callbacks, protocol=protocol, messages=messages)
+                                         + hook_context + system_block(protocol, registry)),
+                  emit=bus, callbacks=callbacks, protocol=protocol, messages=messages,
+                  turn_hooks=extensions.hooks)
     return Runtime(loaded, project_root, session_id, bus, registry, ctx, policy, dispatcher, llm, agent,
-                   extras={"mcp": mcp} if mcp is not None else {}, session=callbacks)
+                   extras={"mcp": mcp} if mcp is not None else {}, session=callbacks, extensions=extensions)
 
 
 def session_callbacks(loaded: LoadedSettings, state_dir: Path, session_id: str, ctx: ToolContext,

@@ -2,7 +2,8 @@
 
 Control flow: ``run`` appends the user's task, then steps until the model answers without tool
 calls (final), ``max_turns`` requests were made, the user interrupts, or the endpoint fails.
-Every tool_call_id gets exactly one answer, whatever happens.
+Every tool_call_id gets exactly one answer, whatever happens. The user's hooks (``TurnHooks``) may
+block a prompt or add context to it, and may send the agent back to work instead of stopping.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from axon_cli.core.callbacks import AgentCallbacks
+from axon_cli.core.callbacks import AgentCallbacks, TurnHooks
 from axon_cli.core.llm import AssistantTurn, LLMClient
 from axon_cli.core.nudges import EMPTY_GAVE_UP, Nudger
 from axon_cli.errors import AxonError
@@ -77,7 +78,8 @@ class NativeProtocol:
 class Agent:
     def __init__(self, *, llm: LLMClient, registry: ToolRegistry, dispatcher: Dispatcher, ctx: ToolContext,
                  system_prompt: str | Callable[[], str], emit: EventSink, callbacks: AgentCallbacks | None = None,
-                 protocol: ToolProtocol | None = None, messages: list[dict[str, Any]] | None = None) -> None:
+                 protocol: ToolProtocol | None = None, messages: list[dict[str, Any]] | None = None,
+                 turn_hooks: TurnHooks | None = None, shared_cancel: bool = False) -> None:
         self.llm = llm
         self.registry = registry
         self.dispatcher = dispatcher
@@ -85,6 +87,8 @@ class Agent:
         self.emit = emit
         self.callbacks = callbacks or AgentCallbacks()
         self.protocol: ToolProtocol = protocol or NativeProtocol()
+        self.turn_hooks = turn_hooks
+        self.shared_cancel = shared_cancel    # ctx.cancel belongs to a parent agent: never cleared here
         self._system_prompt = system_prompt
         self.messages: list[dict[str, Any]] = list(messages or [])
         if not self.messages:
@@ -107,8 +111,17 @@ class Agent:
     # -- one user turn ---------------------------------------------------------------------------
     def run(self, task: str, max_turns: int | None = None) -> RunResult:
         limit = max_turns or self.ctx.settings.max_turns
-        self.ctx.cancel.clear()
+        if not self.shared_cancel:
+            self.ctx.cancel.clear()
+        verdict = self.turn_hooks.prompt_submitted(task) if self.turn_hooks is not None else None
+        if verdict is not None and verdict.blocked:
+            why = f"the prompt was blocked by a UserPromptSubmit hook: {verdict.reason or 'no reason given'}"
+            self.emit(Error(message=why))
+            self.emit(TurnComplete(result=why, num_turns=0, stop_reason="error"))
+            return RunResult(why, "error", 0, error=why)
         self.append({"role": "user", "content": task})
+        if verdict is not None and verdict.context:
+            self.append({"role": "user", "content": verdict.context})
         result = self._run_loop(limit)
         self.emit(TurnComplete(result=result.result, num_turns=result.num_turns, stop_reason=result.stop_reason))
         self.callbacks.after_turn(self, result)
@@ -117,6 +130,7 @@ class Agent:
     def _run_loop(self, limit: int) -> RunResult:
         turns = 0
         continued: list[str] = []
+        sent_back = False       # a Stop hook already sent the agent back to work this turn
         nudger = Nudger(getattr(self.protocol, "call_hint", None), bool(self.registry.active()), self.registry,
                         self.ctx)
         try:
@@ -149,6 +163,12 @@ class Agent:
                         continued.clear()
                         self.emit(Notice(message=nudger.reason))
                         self.append({"role": "user", "content": nudge})
+                        continue
+                    go_on = self.turn_hooks.about_to_stop(answer, sent_back) if self.turn_hooks else None
+                    if go_on:
+                        sent_back = True
+                        continued.clear()
+                        self.append({"role": "user", "content": go_on})
                         continue
                     return RunResult(answer, "final", turns)
                 continued.clear()

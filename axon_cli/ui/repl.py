@@ -23,6 +23,8 @@ from axon_cli import __version__
 from axon_cli.config import LoadedSettings
 from axon_cli.errors import AxonError
 from axon_cli.events import Approver, SessionStarted
+from axon_cli.extend.command_scope import command_scope
+from axon_cli.extend.commands import CustomCommand, expand_command
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.session.transcript import list_sessions
 from axon_cli.state import ensure_state_dir
@@ -122,14 +124,22 @@ class Repl:
             resume = self._pick_session()
         self._use(open_runtime(self.loaded, self.project_root, self.approver, cont=cont, resume=resume))
         self._banner(resumed=bool(cont or resume))
+        self._announce()
+
+    def _announce(self) -> None:
+        """Show the session's start notices (broken extension files, …) before the prompt."""
+        self.rt.announce()
+        self.view.sync()
 
     def new_conversation(self) -> None:
         self._use(open_runtime(self.loaded, self.project_root, self.approver))
+        self._announce()
 
     def resume(self, session_id: str) -> None:
         chosen = session_id or self._pick_session()
         if chosen:
             self._use(open_runtime(self.loaded, self.project_root, self.approver, resume=chosen))
+            self._announce()
             print_notice(self.console, f"resumed session {self.rt.session_id} "
                                        f"({len(self.rt.agent.messages) - 1} messages)")
 
@@ -221,8 +231,18 @@ class Repl:
             return
         self.run_turn(line)
 
-    def run_turn(self, line: str) -> None:
-        message, notes = expand_mentions(line, self.project_root)
+    def run_custom(self, command: CustomCommand, arguments: str) -> None:
+        """``/NAME args``: the command's template, expanded, as this turn's message (with its model
+        and allowed tools for the turn)."""
+        message, notes = expand_command(command, arguments, self.project_root)
+        print_notice(self.console, f"/{command.name} ({command.source})")
+        for note in notes:
+            print_notice(self.console, note)
+        with command_scope(self.rt.policy, self.rt.llm.settings, command):
+            self.run_turn(message, expand=False)
+
+    def run_turn(self, line: str, expand: bool = True) -> None:
+        message, notes = expand_mentions(line, self.project_root) if expand else (line, [])
         for note in notes:
             print_notice(self.console, note)
         rt = self.rt
@@ -248,7 +268,7 @@ class Repl:
     def _tty_reader(self) -> Any:
         from prompt_toolkit.formatted_text import FormattedText
 
-        completer = ReplCompleter(self.project_root, command_names)
+        completer = ReplCompleter(self.project_root, lambda: command_names(self))
         session = make_session(self.state_dir / "history", completer, self.toolbar)
         message = FormattedText([("ansicyan bold", "› ")])
         return lambda: session.prompt(message)
