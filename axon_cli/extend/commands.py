@@ -60,7 +60,7 @@ def _parse(name: str, source: str, data: bytes) -> tuple[CustomCommand, list[str
     for rule in tools:
         parse_rule(rule, "allow", source)       # a bad rule is a ConfigError naming it
     model = fields.get("model")
-    return CustomCommand(name, body, source, str(fields.get("description") or "").strip(),
+    return CustomCommand(name, body.strip(), source, str(fields.get("description") or "").strip(),
                          str(fields.get("argument_hint") or "").strip(), str(model) if model else None,
                          tools), notes
 

@@ -15,10 +15,9 @@ import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, create_model
-from pydantic.fields import FieldInfo
 
 from axon_cli.extend.docstrings import parse_docstring
 from axon_cli.tools.spec import ToolContext
@@ -47,15 +46,13 @@ def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
 
 
 def _field(annotation: Any, default: Any, doc: str) -> tuple[Any, Any]:
-    if isinstance(default, FieldInfo):
-        if doc and not default.description:
-            default.description = doc
-        return annotation, default
+    """``(type, default)`` for create_model; the docstring's text rides on ``Annotated`` so that a
+    ``Field(...)`` default (its own description included) still wins."""
     from pydantic import Field
 
-    if default is inspect.Parameter.empty:
-        return annotation, Field(..., description=doc or None)
-    return annotation, Field(default, description=doc or None)
+    if doc:
+        annotation = Annotated[annotation, Field(description=doc)]
+    return annotation, (... if default is inspect.Parameter.empty else default)
 
 
 def function_schema(fn: Callable[..., Any], name: str | None = None,
