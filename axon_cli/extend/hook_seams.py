@@ -2,7 +2,7 @@
 
 - PreToolUse: the first deny wins, else the first ask, else the first allow (see
   ``tools/tool_hooks.combine`` for how that meets the permission rules).
-- PostToolUse: sees the masked, truncated result; a block (exit 2 or ``decision: block``) and any
+- PostToolUse: runs after a call that succeeded and sees its masked, truncated result; a block (exit 2 or ``decision: block``) and any
   ``additionalContext`` are appended to the result the model reads.
 - UserPromptSubmit: a block stops the prompt (it never joins the conversation); stdout and
   ``additionalContext`` are added after it as context.
@@ -72,8 +72,8 @@ class UserHooks:
                 return HookVerdict(reply.decision, reply.reason, self._source(reply))  # type: ignore[arg-type]
         return None
 
-    def after_tool(self, call_id: str, tool: str, args: dict[str, Any], result: str, ok: bool) -> str | None:
-        fields = {"tool_name": tool, "tool_input": _masked(args), "tool_response": {"output": result, "is_error": not ok}}
+    def after_tool(self, call_id: str, tool: str, args: dict[str, Any], result: str) -> str | None:
+        fields = {"tool_name": tool, "tool_input": _masked(args), "tool_response": {"output": result}}
         replies = self._run("PostToolUse", fields, tool, call_id)
         notes = [f"[PostToolUse hook: {r.reason}]" for r in replies.replies if r.decision == "deny" and r.reason]
         context = replies.context(plain_output=False)

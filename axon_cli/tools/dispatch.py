@@ -2,8 +2,8 @@
 
 parse JSON → look up spec → validate → permission (deny | ask → approver) → checkpoint →
 handler (timeout, cancellation) → mask secrets → truncate/spill → audit → ToolCallEnd.
-The user's PreToolUse hooks run in the permission stage, PostToolUse hooks after truncation
-(``tool_hooks.py``).
+The user's PreToolUse hooks run in the permission stage, PostToolUse hooks after truncation of a
+call that succeeded (``tool_hooks.py``).
 
 ``prepare`` runs the stages up to the permission answer (on the caller's thread: an approver
 may prompt the user); ``execute`` runs the handler and the rest (safe on a worker thread).
@@ -236,8 +236,8 @@ class Dispatcher:
             governed = type("G", (), {"text": governed_text + f"\n[could not spill: {e}]",
                                       "truncated": True, "spill_path": None})()
         result_text = governed.text
-        if ran and self.hooks is not None and isinstance(args, dict):
-            note = self.hooks.after_tool(call.id, call.name, args, governed.text, not output.is_error)
+        if ran and not output.is_error and self.hooks is not None and isinstance(args, dict):
+            note = self.hooks.after_tool(call.id, call.name, args, governed.text)
             result_text += f"\n\n{self.mask(note)}" if note else ""
         duration_ms = int((time.monotonic() - started) * 1000)
         behavior = decision.behavior if decision else "n/a"

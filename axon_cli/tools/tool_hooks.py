@@ -34,8 +34,9 @@ class ToolHooks(Protocol):
         """Run the PreToolUse hooks for one validated call; None when none of them decided."""
         ...
 
-    def after_tool(self, call_id: str, tool: str, args: dict[str, Any], result: str, ok: bool) -> str | None:
-        """Run the PostToolUse hooks with the (masked) result; text for the model, or None."""
+    def after_tool(self, call_id: str, tool: str, args: dict[str, Any], result: str) -> str | None:
+        """Run the PostToolUse hooks with the (masked, truncated) result of a call that succeeded;
+        text for the model, or None."""
         ...
 
 
