@@ -5,12 +5,12 @@ trusted for the run)."""
 from __future__ import annotations
 
 import json
-import os
 import time
 import uuid
 from pathlib import Path
 
 from tests.fakeserver import text_reply, tool_reply
+from tests.test_sandbox import _live_with
 
 TRUSTED = {"AXON_TRUST": "1"}
 
@@ -72,23 +72,6 @@ def test_post_tool_use_hook_sees_the_result_and_its_block_reaches_the_model(serv
     assert "hello-post" in result and "[PostToolUse hook: lint found 2 problems]" in result
 
 
-def _live_with_marker(marker: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                cmdline = fh.read()
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                state = fh.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmdline and state != b"Z":
-            found.append(int(entry))
-    return found
-
-
 def test_a_hanging_hook_is_killed_at_its_timeout_with_everything_it_started(server, run_axon, project):
     marker = f"axon-hook-marker-{uuid.uuid4().hex}"
     child = f"python3 -c 'import time; time.sleep(300)' {marker}"
@@ -99,7 +82,7 @@ def test_a_hanging_hook_is_killed_at_its_timeout_with_everything_it_started(serv
     assert ran.code == 0, ran.stderr
     assert time.monotonic() - started < 60
     assert "timed out after 1 s" in ran.stderr and "its processes were killed" in ran.stderr
-    assert _live_with_marker(marker) == []            # the hook's whole process group is gone
+    assert _live_with(marker) == []            # the hook's whole process group is gone
     assert "after-the-hook" in tool_message(server.requests[1])   # a failed hook is silent: the call ran
     [record] = audit_hooks(project)
     assert record["outcome"] == "timeout" and record["exit_code"] is None

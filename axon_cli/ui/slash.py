@@ -123,7 +123,8 @@ def _tools(repl: Repl, arg: str) -> None:
     out = Text("Active tools\n", "bold")
     for spec in registry.active():
         out.append(f"  {spec.name:<16}", "cyan")
-        out.append(spec.one_line()[:90] + "\n")
+        out.append(spec.one_line()[:90])
+        out.append(f"  ({spec.source})\n" if spec.source.startswith("python:") else "\n", "dim")
     deferred = registry.deferred()
     if deferred:
         out.append("Deferred (the model activates them with tool_search)\n", "bold")
