@@ -148,7 +148,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     state_dir = project_root / ".axon"
     bus = EventBus()
     registry = ToolRegistry(sandboxed_specs(builtin_specs(), settings.sandbox))
-    extensions = load_extensions(settings, project_root, session_id, registry, bus)   # + Python tools
+    extensions = load_extensions(settings, project_root, session_id, registry, bus, loaded.trust)
     from axon_cli.mcp import start_mcp
 
     mcp = start_mcp(loaded, project_root, registry, bus)   # MCP servers connect in the background

@@ -53,7 +53,9 @@ class LoadedCommands:
     unloaded: dict[str, str] = field(default_factory=dict)   # name -> why its file is not loaded
 
 
-def _parse(name: str, source: str, data: bytes) -> tuple[CustomCommand, list[str]]:
+def _parse(name: str, source: str, data: bytes) -> tuple[CustomCommand, list[str], bool]:
+    """The command, notes about its front matter, and whether it grants tools (has the key at all,
+    as ``trust/widening.py`` counts it)."""
     fields, body = split_front_matter(data.decode("utf-8", "replace"))
     notes = [f"{source}: unknown front matter key {key!r} ignored" for key in fields if key not in KNOWN_KEYS]
     tools = tuple(as_list(fields.get("allowed_tools")))
@@ -62,7 +64,7 @@ def _parse(name: str, source: str, data: bytes) -> tuple[CustomCommand, list[str
     model = fields.get("model")
     return CustomCommand(name, body.strip(), source, str(fields.get("description") or "").strip(),
                          str(fields.get("argument_hint") or "").strip(), str(model) if model else None,
-                         tools), notes
+                         tools), notes, "allowed_tools" in fields
 
 
 def load_commands(project_root: Path, trust: TrustView) -> LoadedCommands:
@@ -75,13 +77,13 @@ def load_commands(project_root: Path, trust: TrustView) -> LoadedCommands:
             out.problems.append(f"{file.shown}: {file.stem!r} is not a command name; skipped")
             continue
         try:
-            command, notes = _parse(file.stem, file.shown, file.data)
+            command, notes, grants = _parse(file.stem, file.shown, file.data)
         except (FrontMatterError, ConfigError) as e:
             out.problems.append(f"{file.shown}: {e}; skipped")
             out.unloaded.setdefault(file.stem, f"{file.shown} is broken: {e}")
             continue
         out.problems.extend(notes)
-        if command.allowed_tools and not in_force(file, "command", trust):
+        if grants and not in_force(file, "command", trust):
             out.waiting.append(file.shown)
             out.unloaded.setdefault(file.stem, f"{file.shown} grants tools and is not loaded until this "
                                                "folder is trusted (`axon trust`)")

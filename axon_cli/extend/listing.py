@@ -7,10 +7,10 @@ from pathlib import Path
 
 from axon_cli.config import LoadedSettings
 from axon_cli.extend.pytool_loader import load_python_tools
-from axon_cli.extend.sources import current_trust_view, waiting_line
 from axon_cli.extend.task_tool import SHORT_DESCRIPTION
 from axon_cli.tools.registry import ToolRegistry, builtin_specs
 from axon_cli.tools.spec import ToolSpec
+from axon_cli.trust.report import waiting_lines
 
 __all__ = ["tools_listing"]
 
@@ -27,11 +27,11 @@ def _lines(specs: list[ToolSpec]) -> list[str]:   # type: ignore[type-arg]
 def tools_listing(loaded: LoadedSettings, project_root: Path) -> tuple[list[str], list[str]]:
     """The lines to print, and the problems met loading the Python tools (for stderr)."""
     registry = ToolRegistry(builtin_specs())
-    python = load_python_tools(project_root, current_trust_view(project_root), set(registry.names()))
+    python = load_python_tools(project_root, loaded.trust, set(registry.names()))
     for spec in python.specs:
         registry.register(spec)
     lines = _lines(registry.active())
     lines += ["", "deferred (found and activated with tool_search):"] + _lines(registry.deferred())
     lines.append(_line("task", SHORT_DESCRIPTION))
-    problems = python.problems + ([waiting_line(python.waiting)] if python.waiting else [])
-    return lines, problems
+    waiting = waiting_lines(loaded.trust.assess(), lambda item: item.kind == "tool") if python.waiting else []
+    return lines + ([""] + waiting if waiting else []), python.problems

@@ -3,7 +3,8 @@
 Each file is read exactly once into ``ExtensionFile.data``; the loaders parse or execute those
 bytes and never open the file again, so what the trust check saw is what runs. Files in the
 user's config dir are the user's own and always in force; a project file that runs code or grants
-tools is in force only when the folder's ``TrustView`` allows its item.
+tools is in force only when the folder's ``TrustView`` (``LoadedSettings.trust``) allows its item
+(``trust/widening.FILE_KINDS`` lists the same files, for ``axon trust`` to show).
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from axon_cli.config import user_config_dir
-from axon_cli.trust import TrustEverything, TrustNothing, TrustView, file_item
+from axon_cli.trust import TrustView, file_item
 
-__all__ = ["ExtensionFile", "extension_files", "in_force", "current_trust_view", "waiting_line",
-           "MAX_FILE_BYTES"]
+__all__ = ["ExtensionFile", "extension_files", "in_force", "MAX_FILE_BYTES"]
 
 MAX_FILE_BYTES = 1_000_000
 
@@ -31,12 +31,6 @@ class ExtensionFile:
     @property
     def stem(self) -> str:
         return self.path.stem
-
-
-def current_trust_view(project_root: Path) -> TrustView:
-    """PLACEHOLDER until the trust branch merges (it replaces this function with the real trust
-    store): ``AXON_TRUST=1`` trusts this folder for one run, otherwise nothing is trusted."""
-    return TrustEverything() if os.environ.get("AXON_TRUST") == "1" else TrustNothing()
 
 
 def _shown_user(path: Path) -> str:
@@ -79,9 +73,3 @@ def extension_files(project_root: Path, sub: str, suffix: str) -> tuple[list[Ext
 def in_force(file: ExtensionFile, kind: str, trust: TrustView) -> bool:
     """Whether ``file`` may run code / grant tools: the user's own always, a project's if trusted."""
     return not file.project or trust.allows(file_item(kind, file.shown, file.data))
-
-
-def waiting_line(waiting: list[str]) -> str:
-    """One line for every project file that waits for the folder to be trusted."""
-    return (f"{len(waiting)} project extension{'s' if len(waiting) != 1 else ''} not loaded until this "
-            f"folder is trusted (`axon trust`): {', '.join(waiting)}")

@@ -2,8 +2,9 @@
 
 ``load_extensions`` registers the Python tools and reads commands, agent definitions and the
 user's hooks; ``add_task_tool`` registers ``task`` once the session's parts exist. Problems (a
-broken file, files waiting for trust, a failing SessionStart hook) are kept as ``notices``: the
-frontend shows them, one line each, when the session starts (``Runtime.announce``).
+broken file, a failing SessionStart hook) are kept as ``notices``: the frontend shows them, one
+line each, when the session starts (``Runtime.announce``). Files waiting for trust are not
+repeated here: ``axon run`` and the chat's trust screen already name every pending item.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from axon_cli.extend.commands import LoadedCommands, load_commands
 from axon_cli.extend.hook_runner import HookRunner
 from axon_cli.extend.hook_seams import UserHooks
 from axon_cli.extend.pytool_loader import load_python_tools
-from axon_cli.extend.sources import current_trust_view, waiting_line
 from axon_cli.extend.subagent import SessionParts
 from axon_cli.extend.task_tool import task_spec
 from axon_cli.tools.audit import AuditLog
@@ -46,8 +46,7 @@ class Extensions:
 
 
 def load_extensions(settings: Settings, project_root: Path, session_id: str, registry: ToolRegistry,
-                    emit: EventSink, trust: TrustView | None = None) -> Extensions:
-    trust = trust or current_trust_view(project_root)
+                    emit: EventSink, trust: TrustView) -> Extensions:
     tools = load_python_tools(project_root, trust, set(registry.names()))
     for spec in tools.specs:
         registry.register(spec)
@@ -59,9 +58,6 @@ def load_extensions(settings: Settings, project_root: Path, session_id: str, reg
                             AuditLog(project_root / ".axon", session_id))
         hooks = UserHooks(runner, emit)
     notices = tools.problems + commands.problems + agents.problems
-    waiting = tools.waiting + commands.waiting
-    if waiting:
-        notices.append(waiting_line(waiting))
     return Extensions(commands, agents.agents, hooks, notices)
 
 

@@ -10,6 +10,7 @@ from axon_cli.config import LoadedSettings
 from axon_cli.core.agent import RunResult
 from axon_cli.events import AutoApprover, DenyApprover, Notice, SessionStarted
 from axon_cli.runtime import Runtime, open_session
+from axon_cli.trust.report import ignored_lines
 from axon_cli.ui.headless import StreamJson, TextProgress, json_result
 
 __all__ = ["run_task", "EXIT_CODES"]
@@ -22,6 +23,8 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     started = time.monotonic()
     approver = AutoApprover() if yes else DenyApprover()
     rt = open_session(loaded, project_root, approver, cont=cont, resume=resume)
+    for line in ignored_lines(loaded.trust, loaded.trust.assess()):    # what the folder's files wait for
+        sys.stderr.write(line + "\n")
     if output_format == "stream-json":
         rt.bus.subscribe(StreamJson())
     elif output_format == "text":
