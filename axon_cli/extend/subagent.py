@@ -23,7 +23,7 @@ from axon_cli.core.agent import Agent, RunResult
 from axon_cli.core.callbacks import AgentCallbacks
 from axon_cli.core.llm import LLMClient
 from axon_cli.core.protocol import make_protocol, system_block
-from axon_cli.events import Approver, EventSink
+from axon_cli.events import ApprovalAnswer, ApprovalRequest, Approver, EventSink
 from axon_cli.extend.agents import AgentDefinition
 from axon_cli.extend.subagent_progress import ProgressSink
 from axon_cli.permissions.base import PermissionPolicy
@@ -106,8 +106,8 @@ def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, 
                       registry=registry, checkpointer=parts.checkpointer)
     llm = _client(parts, settings, sink)
     protocol = make_protocol(settings, registry, sink)
-    dispatcher = Dispatcher(registry, ctx, policy=parts.policy, approver=parts.approver(), emit=sink,
-                            hooks=parts.hooks)
+    dispatcher = Dispatcher(registry, ctx, policy=parts.policy, approver=_saying_who(parts.approver(), description),
+                            emit=sink, hooks=parts.hooks)
     agent = Agent(llm=llm, registry=registry, dispatcher=dispatcher, ctx=ctx, emit=sink, protocol=protocol,
                   system_prompt=_system_prompt(parts, settings, registry, definition, protocol),
                   callbacks=_StopWhenCancelled(parts.cancel), shared_cancel=True)
@@ -120,6 +120,14 @@ def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, 
         _add_usage(parts, llm)
     sink.finish(result.stop_reason)
     return _output(result, definition, sink, llm)
+
+
+def _saying_who(approver: Approver, description: str) -> Approver:
+    """The session's approver, with the question saying which sub-agent asks."""
+    def ask(request: ApprovalRequest) -> ApprovalAnswer:
+        why = f"{request.reason} (asked by the sub-agent \"{description}\")"
+        return approver(request.model_copy(update={"reason": why}))
+    return ask
 
 
 def _add_usage(parts: SessionParts, llm: LLMClient) -> None:
