@@ -106,16 +106,17 @@ def spec_for(fn: Callable[..., Any], options: ToolOptions, source: str) -> ToolS
         return asyncio.run(result) if inspect.iscoroutine(result) else result
 
     def handler(tool_input: BaseModel, ctx: ToolContext) -> ToolOutput | str:
-        for attempt in range(options.retries + 1):
+        failures = 0
+        while True:
             ctx.check_cancelled()
             try:
                 return _as_output(call(tool_input, ctx))
             except (Cancelled, ToolError):
                 raise
-            except Exception:
-                if attempt >= options.retries:
+            except Exception:          # retried; the last one reaches the model as "Error: …"
+                failures += 1
+                if failures > options.retries:
                     raise
-        raise AssertionError("unreachable")
 
     read_only = options.risk == "read"
     first = schema.description.strip().splitlines()[0][:150]
