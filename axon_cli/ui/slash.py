@@ -65,6 +65,7 @@ def _help(repl: Repl, arg: str) -> None:
         out.append(f"  /{cmd.name}{' ' + cmd.usage if cmd.usage else ''}".ljust(22), "cyan")
         out.append(cmd.help + "\n")
     _help_custom(repl, out)
+    _help_extensions(repl, out)
     out.append("\nKeys\n", "bold")
     out.append("  Enter send · Alt-Enter or Esc Enter or Ctrl-J newline · Ctrl-R search history\n"
                "  Ctrl-C stop the running turn (on an empty line: twice to exit) · Ctrl-D exit\n"
@@ -85,6 +86,18 @@ def _help_custom(repl: Repl, out: Text) -> None:
         hidden = " — hidden by the built-in command" if cmd.name.lower() in COMMANDS else ""
         out.append(cmd.help_line())
         out.append(f"  ({cmd.source}{hidden})\n", "dim")
+
+
+def _help_extensions(repl: Repl, out: Text) -> None:
+    """One line each for the hooks in force and the sub-agents the ``task`` tool can start."""
+    hooks = {event: len(tables) for event, tables in repl.loaded.settings.hooks.items() if tables}
+    if hooks:
+        out.append("\nHooks  ", "bold")
+        out.append(" · ".join(f"{event} {n}" for event, n in hooks.items()) + "  (axon config shows them)\n")
+    agents = repl.rt.extensions.agents
+    if len(agents) > 1:
+        out.append("\nSub-agents (task tool)  ", "bold")
+        out.append(", ".join(agents) + "\n")
 
 
 def _clear(repl: Repl, arg: str) -> None:
