@@ -96,7 +96,7 @@ def _guard(fn: Any) -> Any:
 
 
 @app.command()
-def run(task: Optional[str] = typer.Argument(None, help="The task; '-' or omitted with piped stdin reads it from stdin."),
+def run(task: Optional[str] = typer.Argument(None, help="The task ('-' or omitted with piped stdin: read from stdin); with --command, the command's arguments."),
         model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE,
         sandbox: Optional[str] = SANDBOX, tool_protocol: Optional[str] = PROTOCOL,
         yes: bool = typer.Option(False, "--yes", "-y", help="Approve every call that would ask (never a deny)."),
@@ -104,15 +104,18 @@ def run(task: Optional[str] = typer.Argument(None, help="The task; '-' or omitte
         output_format: str = typer.Option("text", "--output-format", help="text | json | stream-json."),
         cont: bool = typer.Option(False, "--continue", "-c", help="Continue this project's latest session."),
         resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Continue session ID (see `axon sessions`)."),
+        command: Optional[str] = typer.Option(None, "--command", help="Run custom command NAME (.axon/commands/NAME.md); TASK is its $ARGUMENTS."),
         debug: bool = DEBUG, trust: bool = TRUST) -> None:
     """Run one task non-interactively and print the answer."""
     if output_format not in ("text", "json", "stream-json"):
         _fail(f"--output-format must be text, json or stream-json (got {output_format!r})", 2)
+    if command is not None and task is None:
+        task = ""                        # a command needs no arguments
     if task is None or task == "-":
         if sys.stdin is None or sys.stdin.isatty():
             _fail("no task: give TASK as an argument, or pipe it on stdin with TASK '-'", 2)
         task = sys.stdin.read()
-    if not task or not task.strip():
+    if command is None and not task.strip():
         _fail("no task: give TASK as an argument, or pipe it on stdin with TASK '-'", 2)
     from axon_cli.ui.run_command import run_task
 
@@ -121,7 +124,8 @@ def run(task: Optional[str] = typer.Argument(None, help="The task; '-' or omitte
     code = _guard(lambda: run_task(
         _settings(root, trust_run=trust, model=model, base_url=base_url, mode=mode, sandbox=sandbox,
                   tool_protocol=tool_protocol),
-        root, task or "", yes=yes, max_turns=max_turns, output_format=output_format, cont=cont, resume=resume))
+        root, task, yes=yes, max_turns=max_turns, output_format=output_format, cont=cont, resume=resume,
+        command=command))
     raise typer.Exit(code or 0)
 
 
@@ -152,17 +156,17 @@ def chat(cont: bool = typer.Option(False, "--continue", "-c", help="Resume this 
 
 @app.command()
 def tools(model: Optional[str] = MODEL) -> None:
-    """List the tools: active ones first, then deferred ones (activated by tool_search)."""
-    from axon_cli.tools.registry import ToolRegistry
+    """List the tools: active ones first, then deferred ones (activated by tool_search); Python tools
+    with their file."""
+    def body() -> None:
+        from axon_cli.extend.listing import tools_listing
 
-    registry = ToolRegistry.with_builtins()
-    for spec in registry.active():
-        typer.echo(f"{spec.name:<14} {spec.one_line()}")
-    deferred = registry.deferred()
-    if deferred:
-        typer.echo("\ndeferred (found and activated with tool_search):")
-        for spec in deferred:
-            typer.echo(f"{spec.name:<14} {spec.one_line()}")
+        root = _project_root()
+        lines, problems = tools_listing(_settings(root, model=model), root)
+        for line in problems:
+            sys.stderr.write(f"axon: note: {line}\n")
+        typer.echo("\n".join(lines))
+    _guard(body)
 
 
 @app.command("config")

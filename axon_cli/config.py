@@ -8,17 +8,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from axon_cli.errors import ConfigError
 from axon_cli.state import read_toml
 from axon_cli.trust.folder import FolderTrust
 from axon_cli.trust.widening import CONFIG
 
-__all__ = ["Settings", "Price", "McpServerConfig", "LoadedSettings", "load_settings", "user_config_dir",
-           "read_toml", "KEYLESS_HINT", "trust_requested", "folder_trust"]
+__all__ = ["Settings", "Price", "McpServerConfig", "HookConfig", "HookEvent", "HOOK_EVENTS", "LoadedSettings",
+           "load_settings", "user_config_dir", "read_toml", "KEYLESS_HINT", "trust_requested", "folder_trust"]
 
 Mode = Literal["default", "accept-edits", "read-only", "yolo"]
+HookEvent = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart"]
+HOOK_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart")
 
 
 class Price(BaseModel):
@@ -37,6 +39,28 @@ class McpServerConfig(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers for a url server")
     timeout: float = Field(60.0, gt=0, description="seconds for one tool call")
     startup_timeout: float = Field(10.0, gt=0, description="seconds to connect and list tools")
+
+
+class HookConfig(BaseModel):
+    """One ``[[hooks.EVENT]]`` table: a shell command run at that point of the loop."""
+
+    model_config = ConfigDict(extra="forbid")
+    matcher: str = Field("", description="tool-name regex (PreToolUse/PostToolUse); empty or * = every tool")
+    command: str = Field(min_length=1, description="run by the shell in the project root; JSON on stdin")
+    timeout: float = Field(60.0, gt=0, le=3600, description="seconds before its process group is killed")
+    source: str = Field("", description="the config file that defined it (set by axon when merging)")
+
+    @field_validator("matcher")
+    @classmethod
+    def _regex(cls, value: str) -> str:
+        import re
+
+        if value.strip() not in ("", "*"):
+            try:
+                re.compile(value)
+            except re.error as e:
+                raise ValueError(f"not a valid regular expression ({e})") from None
+        return value
 
 
 class Settings(BaseModel):
@@ -63,6 +87,8 @@ class Settings(BaseModel):
     max_result_chars: int = Field(50_000, ge=1000, description="default cap of a tool result sent to the model")
     prices: dict[str, Price] = Field(default_factory=dict, description="per model, USD per million tokens")
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    hooks: dict[HookEvent, list[HookConfig]] = Field(default_factory=dict,
+                                                     description="user and project hooks add up")
 
 
 ENV_KEYS = {"OPENAI_API_KEY": "api_key", "OPENAI_BASE_URL": "base_url", "AXON_MODEL": "model"}
@@ -96,6 +122,8 @@ def _explain(err: ValidationError, where: str) -> ConfigError:
             close = difflib.get_close_matches(key, list(Settings.model_fields), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else f" (known keys: {', '.join(Settings.model_fields)})"
         return ConfigError(f"{where}: unknown key '{key}'{hint}")
+    if e["loc"][:1] == ("hooks",) and e["loc"][-1] == "[key]":
+        return ConfigError(f"{where}: unknown hook event '{e['loc'][1]}' (one of {', '.join(HOOK_EVENTS)})")
     got = e.get("input")
     return ConfigError(f"{where}: key '{key}': {e['msg'].lower()} (got {got!r})")
 
@@ -135,6 +163,8 @@ def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
             data = trust.in_force(CONFIG, data)
         files.append(path)
         for key, value in data.items():
+            if key == "hooks":            # hooks add up across the files instead of replacing
+                value = _add_hooks(merged.get(key), value, path)
             merged[key] = value
             sources[key] = str(path)
     for var, key in ENV_KEYS.items():
@@ -154,6 +184,14 @@ def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
             err.exit_code = 2             # a bad flag value is a usage error (README: exit 2)
         raise err from None
     return LoadedSettings(settings, sources, files, trust=trust)
+
+
+def _add_hooks(earlier: dict[str, Any] | None, tables: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The hooks of earlier files (user) followed by this file's (project); each remembers its file."""
+    out = {event: list(hooks) for event, hooks in (earlier or {}).items()}
+    for event, hooks in tables.items():
+        out.setdefault(event, []).extend({**hook, "source": str(path)} for hook in hooks)
+    return out
 
 
 def endpoint_needs_key(base_url: str | None) -> bool:

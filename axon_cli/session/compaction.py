@@ -167,7 +167,7 @@ class Compactor:
         tools = agent.registry.openai_tools()
         return approx_tokens(agent.messages) + len(json.dumps(tools)) // 4
 
-    # -- hooks ---------------------------------------------------------------------------------
+    # -- agent callbacks ---------------------------------------------------------------------
     def before_request(self, agent: Agent) -> None:
         if self.measure(agent) > self.trigger:
             self.compact(agent, summarise=self._cooldown == 0)
