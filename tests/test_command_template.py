@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from axon_cli.extend.commands import CustomCommand, expand_command, load_commands, substitute
-from axon_cli.extend.frontmatter import FrontMatterError, as_list, split_front_matter
+from axon_cli.prompts.frontmatter import FrontMatterError, as_list, split_front_matter
 from axon_cli.trust import TrustEverything, TrustNothing
 
 

@@ -114,6 +114,21 @@ def test_extension_files_are_pinned_by_their_bytes(root):
     assert not FolderTrust(root).allows(changed)
 
 
+def test_a_command_is_an_item_exactly_when_the_command_loader_sees_tools(root):
+    """The trust list and the command loader read front matter with the same reader: a command the
+    loader would give tools to (BOM, `allowed-tools` spelling, an inline list) is always listed, so
+    it can be trusted; one the loader sees without tools is not."""
+    from axon_cli.extend.commands import load_commands
+    from axon_cli.trust import TrustEverything
+
+    write(root / ".axon" / "commands" / "bom.md", "\ufeff---\nallowed-tools: [bash, edit_file]\n---\nGo\n")
+    write(root / ".axon" / "commands" / "plain.md", "---\n# allowed_tools: bash\ndescription: x\n---\nGo\n")
+    listed = {i.key for i in FolderTrust(root).items() if i.kind == "command"}
+    loaded = load_commands(root, TrustEverything())
+    with_tools = {c.source for c in loaded.commands.values() if c.allowed_tools and c.source.startswith(".axon/")}
+    assert listed == with_tools == {".axon/commands/bom.md"}
+
+
 # -- the record and the view ---------------------------------------------------------------------------
 def test_trust_is_pinned_changes_are_pending_again_and_say_what_changed(root):
     mcp = write(root / ".mcp.json", json.dumps({"mcpServers": {"x": {"command": "sh", "args": ["-c", "true"]}}}))

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from axon_cli.extend.frontmatter import FrontMatterError, as_list, split_front_matter
 from axon_cli.extend.sources import extension_files
+from axon_cli.prompts.frontmatter import FrontMatterError, as_list, split_front_matter
 
 __all__ = ["AgentDefinition", "LoadedAgents", "load_agents", "DEFAULT_TOOLS", "DEFAULT_MAX_TURNS",
            "GENERAL"]

@@ -19,9 +19,9 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from axon_cli.extend.frontmatter import FrontMatterError, as_list, split_front_matter
 from axon_cli.extend.sources import extension_files, in_force
 from axon_cli.permissions.rules import parse_rule
+from axon_cli.prompts.frontmatter import FrontMatterError, as_list, split_front_matter
 from axon_cli.session.attach import expand_mentions
 from axon_cli.trust import TrustView
 

@@ -232,26 +232,6 @@ def keep_trusted(source: str, data: dict[str, Any], base: Baseline,
 
 
 # -- whole files ------------------------------------------------------------------------------------
-def _front_matter(data: bytes) -> dict[str, str]:
-    """``key: value`` lines of a leading ``---`` block (list items joined); unterminated counts too."""
-    lines = data.decode("utf-8", "replace").splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}
-    out: dict[str, str] = {}
-    key = ""
-    for line in lines[1:]:
-        if line.strip() == "---":
-            break
-        if line[:1] in (" ", "\t", "-") and key:
-            out[key] = (out[key] + " " + line.strip().lstrip("- ").strip()).strip()
-            continue
-        name, sep, value = line.partition(":")
-        if sep:
-            key = name.strip().lower().replace("-", "_")
-            out[key] = value.strip()
-    return out
-
-
 @dataclass(frozen=True)
 class FileKind:
     kind: str
@@ -266,10 +246,16 @@ def _tool_shows(rel: str, data: bytes) -> str | None:
 
 
 def _command_shows(rel: str, data: bytes) -> str | None:
-    front = _front_matter(data)
+    from axon_cli.prompts.frontmatter import FrontMatterError, as_list, split_front_matter
+
+    try:   # the same reader the command loader uses, so both agree on what is a command with tools
+        front, _body = split_front_matter(data.decode("utf-8", "replace"))
+    except FrontMatterError:
+        return None   # the loader reports and skips a broken file
     if "allowed_tools" not in front:
         return None
-    return f"command /{Path(rel).stem} ({rel}) lets its calls run without asking: {front['allowed_tools'] or '?'}"
+    tools = ", ".join(as_list(front["allowed_tools"])) or "?"
+    return f"command /{Path(rel).stem} ({rel}) lets its calls run without asking: {tools}"
 
 
 FILE_KINDS: tuple[FileKind, ...] = (
