@@ -22,9 +22,10 @@ def axon_command() -> list[str]:
 
 
 @pytest.fixture(autouse=True)
-def _user_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """axon's user state dir (sandbox probe cache, snapshots) is never the real one in tests."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-state"))
+def _own_trust_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests that load settings in-process read and write folder trust in their own state dir, never
+    the real user's (``axon_env`` leaves it out: a real axon uses the default under the fake HOME)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
 
 
 @pytest.fixture
@@ -47,9 +48,8 @@ def project(tmp_path: Path) -> Path:
 def axon_env(project: Path, server: ScriptedServer) -> dict[str, str]:
     home = project.parent / "home"
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "AXON_")) and k not in ("NO_COLOR",)}
-    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-                "XDG_STATE_HOME": str(home / ".local" / "state"), "OPENAI_BASE_URL": server.url,
+           if not k.startswith(("OPENAI_", "AXON_")) and k not in ("NO_COLOR", "XDG_STATE_HOME")}
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_BASE_URL": server.url,
                 "OPENAI_API_KEY": TEST_KEY, "AXON_MODEL": "test-model", "COLUMNS": "100",
                 "PYTHONUNBUFFERED": "1"})
     return env

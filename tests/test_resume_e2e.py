@@ -70,7 +70,7 @@ def test_killed_mid_turn_resumes_with_every_complete_message(server, project, ax
     # the killed turn's snapshot still undoes: the file axon created goes away
     monkeypatch.chdir(project)
     monkeypatch.setenv("XDG_CONFIG_HOME", axon_env["XDG_CONFIG_HOME"])
-    monkeypatch.setenv("XDG_STATE_HOME", axon_env["XDG_STATE_HOME"])
+    monkeypatch.setenv("XDG_STATE_HOME", str(project.parent / "home" / ".local" / "state"))   # axon run's default
     loaded = load_settings(project, flags={"base_url": server.url, "api_key": TEST_KEY}, env={})
     rt = open_session(loaded, project, AutoApprover(), cont=True)
     try:

@@ -33,8 +33,8 @@ from axon_cli.tools.governance import StreamCapture
 from axon_cli.tools.masking import is_credential_env, mask
 from axon_cli.tools.spec import Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
 
-__all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "sandbox_mode", "NONINTERACTIVE_ENV",
-           "MAX_TIMEOUT", "MAX_RESULT_CHARS", "RUN_MARKER"]
+__all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "kill_tree", "shell_path", "sandbox_mode",
+           "NONINTERACTIVE_ENV", "MAX_TIMEOUT", "MAX_RESULT_CHARS", "RUN_MARKER"]
 
 MAX_TIMEOUT = 600.0
 MAX_RESULT_CHARS = 30_000
@@ -73,7 +73,7 @@ def command_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def _shell() -> str:
+def shell_path() -> str:
     return shutil.which("bash") or "/bin/sh"
 
 
@@ -124,7 +124,7 @@ def _signal_all(pgid: int, run_id: str, sig: int) -> bool:
     return bool(pids)
 
 
-def _kill_tree(proc: subprocess.Popen[bytes], run_id: str) -> None:
+def kill_tree(proc: subprocess.Popen[bytes], run_id: str) -> None:
     """SIGTERM (+SIGCONT for stopped ones) to everything the command started; SIGKILL after a grace."""
     if _signal_all(proc.pid, run_id, signal.SIGTERM):
         _signal_all(proc.pid, run_id, signal.SIGCONT)
@@ -208,7 +208,7 @@ def run_command(command: str, ctx: ToolContext, timeout: float) -> ToolOutput:
     hide = list(getattr(ctx.settings, "sandbox_hide", None) or [])
     with contextlib.ExitStack() as stack:
         try:
-            argv = stack.enter_context(sandbox.confine([_shell(), "-c", command], mode, ctx.project_root,
+            argv = stack.enter_context(sandbox.confine([shell_path(), "-c", command], mode, ctx.project_root,
                                                        home=env.get("HOME"), hide=hide))
         except OSError as e:
             raise ToolError(f"could not prepare the sandbox: {e.strerror or e}") from None
@@ -239,7 +239,7 @@ def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, ti
     try:
         outcome = _pump(proc, capture, ctx, started + timeout)
     finally:
-        _kill_tree(proc, run_id)          # always: nothing the command started outlives the call
+        kill_tree(proc, run_id)          # always: nothing the command started outlives the call
         try:
             _drain(proc, capture)
         finally:
