@@ -23,12 +23,15 @@ def test_doctor_reports_every_check(run_axon, server, project: Path) -> None:
     if NO_NAMESPACES is None:
         assert lines["sandbox"].startswith("sandbox: workspace-write (auto: bubblewrap works here (")
     assert lines["ripgrep"].startswith("ripgrep: ") and "(ripgrep " in lines["ripgrep"]
-    assert lines["trust"] == "trust: (not available)"
+    assert lines["trust"] == "trust: nothing in this folder widens what axon does"
     assert lines["undo"].startswith("undo: ready — snapshots in ") and "0 turn(s) can be undone" in lines["undo"]
     assert lines["config files"] == f"config files: {project / '.axon' / 'config.toml'}"
     assert f"  sandbox_hide = ['*.sqlite']  # {project / '.axon' / 'config.toml'}" in r.stdout
     assert "  base_url = " in r.stdout and TEST_KEY not in r.stdout and "  api_key = '****'  # env OPENAI_API_KEY" in r.stdout
     assert server.requests == []                       # GET /models only, no completion
+    (project / ".axon" / "permissions.toml").write_text('allow = ["bash(make *)"]\n')
+    r = run_axon("doctor")
+    assert _lines(r.stdout)["trust"] == "trust: 1 item(s) waiting (not in force; `axon trust` to review)"
 
 
 def test_doctor_says_what_failed(run_axon, project: Path) -> None:

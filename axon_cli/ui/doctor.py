@@ -81,9 +81,17 @@ def check_ripgrep() -> Check:
     return True, f"ripgrep: {rg} ({(version.splitlines() or ['?'])[0]})"
 
 
-def check_trust(root: Path) -> Check:
-    # TRUST SLOT: when axon_cli.trust offers a status, this one call becomes `return True, trust.status_line(root)`.
-    return True, "trust: (not available)"
+def check_trust(loaded: LoadedSettings) -> Check:
+    """The folder's trust in one line: what waits, what is trusted (``axon trust`` shows the items)."""
+    found = loaded.trust.assess()
+    if loaded.trust.problem:
+        return True, f"trust: {loaded.trust.problem}"
+    if not (found.pending or found.trusted or found.for_run):
+        return True, "trust: nothing in this folder widens what axon does"
+    parts = [f"{len(found.pending)} item(s) waiting (not in force; `axon trust` to review)"] if found.pending else []
+    parts += [f"{len(found.trusted)} trusted"] if found.trusted else []
+    parts += [f"{len(found.for_run)} trusted for this run"] if found.for_run else []
+    return True, "trust: " + ", ".join(parts)
 
 
 def check_undo(settings: Settings, root: Path) -> Check:
@@ -112,7 +120,7 @@ def config_lines(loaded: LoadedSettings) -> list[str]:
 
 def run_doctor(loaded: LoadedSettings, root: Path, echo: Callable[[str], None]) -> int:
     settings = loaded.settings
-    checks = [check_endpoint(settings), check_sandbox(settings, root), check_ripgrep(), check_trust(root),
+    checks = [check_endpoint(settings), check_sandbox(settings, root), check_ripgrep(), check_trust(loaded),
               check_undo(settings, root)]
     for _ok, line in checks:
         echo(line)
