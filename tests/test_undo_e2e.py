@@ -124,3 +124,8 @@ def test_builds_run_without_a_prompt_and_reaching_out_still_asks(server, run_axo
     assert (project / "built.txt").read_text() == "built\n"
     assert (project / "out.txt").read_text() == "written by the script"
     assert not outside.exists()
+
+
+def test_undo_without_git_is_one_line(run_axon) -> None:
+    r = run_axon("undo", env={"PATH": str(Path(sys.executable).parent)})
+    assert (r.code, r.stderr.strip()) == (1, "axon: error: undo is not available: git is not installed")

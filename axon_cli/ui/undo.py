@@ -10,7 +10,7 @@ import contextlib
 from pathlib import Path
 
 from axon_cli.config import LoadedSettings
-from axon_cli.errors import UsageError
+from axon_cli.errors import AxonError
 from axon_cli.session.transcript import Transcript, sessions_dir
 from axon_cli.snapshots import ProjectSnapshots, UndoReport, list_lines, undo_turns
 
@@ -18,11 +18,11 @@ __all__ = ["undo_command"]
 
 
 def undo_command(loaded: LoadedSettings, root: Path, count: int, list_only: bool) -> list[str]:
-    """The lines to print; raises UsageError when undo cannot work here."""
+    """The lines to print; raises AxonError (exit 1) when undo cannot work here (no git, turned off)."""
     store = ProjectSnapshots.for_settings(root, loaded.settings)
     why = store.unavailable()
     if why is not None:
-        raise UsageError(f"undo is not available: {why}")
+        raise AxonError(f"undo is not available: {why}")
     if list_only:
         return list_lines(store)
     reports = undo_turns(store, count)
