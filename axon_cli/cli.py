@@ -27,7 +27,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=False, invoke_without_co
 MODEL = typer.Option(None, "--model", "-m", help="Model name (env AXON_MODEL).")
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
 MODE = typer.Option(None, "--mode", help="Permission mode: default | accept-edits | read-only | yolo.")
-SANDBOX = typer.Option(None, "--sandbox", help="off | read-only | workspace-write.")
+SANDBOX = typer.Option(None, "--sandbox", help="auto | off | read-only | workspace-write (default auto: "
+                       "workspace-write where bubblewrap works).")
 PROTOCOL = typer.Option(None, "--tool-protocol", help="native | text | auto (text: for small local models).")
 DEBUG = typer.Option(False, "--debug", help="Write a debug log to .axon/debug.log.")
 TRUST = typer.Option(False, "--trust", help="Trust this folder's settings for this run only (env AXON_TRUST=1).")
@@ -270,6 +271,30 @@ def trust_cmd(yes: bool = typer.Option(False, "--yes", "-y", help="Trust what is
         else:
             typer.echo(report.status_text(trust, trust.assess()))
     _guard(body)
+
+
+@app.command()
+def undo(count: int = typer.Argument(1, min=1, help="How many turns to undo, newest first."),
+         list_: bool = typer.Option(False, "--list", "-l", help="List the turns that can be undone.")) -> None:
+    """Put back what the last turn (or N turns) changed: file edits and bash commands alike."""
+    def body() -> None:
+        from axon_cli.ui.undo import undo_command
+
+        root = _project_root()
+        for line in undo_command(_settings(root), root, count, list_):
+            typer.echo(line)
+    _guard(body)
+
+
+@app.command()
+def doctor() -> None:
+    """Check the endpoint, the sandbox, ripgrep, trust, undo and where the config comes from."""
+    def body() -> int:
+        from axon_cli.ui.doctor import run_doctor
+
+        root = _project_root()
+        return run_doctor(_settings(root), root, typer.echo)
+    raise typer.Exit(_guard(body) or 0)
 
 
 @app.command()

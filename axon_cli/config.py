@@ -78,7 +78,13 @@ class Settings(BaseModel):
     max_tokens: int | None = Field(None, gt=0, description="completion token cap per request")
     max_turns: int = Field(50, ge=1, description="model requests per `axon run` task")
     mode: Mode = "default"
-    sandbox: Literal["off", "read-only", "workspace-write"] = "off"
+    sandbox: Literal["auto", "off", "read-only", "workspace-write"] = Field(
+        "auto", description="auto = workspace-write where bubblewrap works, else off")
+    sandbox_hide: list[str] = Field(default_factory=list, description="more paths/globs that read as empty "
+                                    "inside the sandbox")
+    snapshots: bool = Field(True, description="snapshot the workspace before each turn's changes, for undo")
+    snapshot_max_file_mb: float = Field(10.0, gt=0, description="files larger than this are not snapshotted")
+    snapshot_max_new_mb: float = Field(50.0, gt=0, description="new or changed content one snapshot copies, at most")
     tool_protocol: Literal["native", "text", "auto"] = "native"
     prompt_profile: Literal["default", "compact"] = "default"
     context_window: int = Field(128_000, gt=1000, description="the model's context window in tokens")

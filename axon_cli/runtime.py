@@ -6,7 +6,6 @@ through events and the approver.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,10 +20,10 @@ from axon_cli.events import Approver, Event, EventSink, Notice
 from axon_cli.extend.subagent import SessionParts
 from axon_cli.extend.wiring import Extensions, add_task_tool, load_extensions
 from axon_cli.permissions.base import PermissionPolicy
-from axon_cli.sandbox import check_available as check_sandbox
-from axon_cli.sandbox import sandboxed_specs
+from axon_cli.permissions.containment import Containment
+from axon_cli.sandbox import SandboxStatus, sandboxed_specs
+from axon_cli.sandbox import resolve as resolve_sandbox
 from axon_cli.session.callbacks import SessionCallbacks
-from axon_cli.session.checkpoints import FileCheckpointer
 from axon_cli.session.compaction import Compactor
 from axon_cli.session.context import build_system_prompt, gather_context
 from axon_cli.session.cost import CostMeter
@@ -37,9 +36,10 @@ from axon_cli.session.transcript import (
     resolve_session_id,
     sessions_dir,
 )
+from axon_cli.snapshots import ProjectSnapshots, TurnSnapshots, list_lines, undo_turns
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry, builtin_specs
-from axon_cli.tools.spec import ToolContext
+from axon_cli.tools.spec import Checkpointer, ToolContext
 
 __all__ = ["Runtime", "build_runtime", "open_session", "EventBus"]
 
@@ -92,20 +92,30 @@ class Runtime:
     extras: dict[str, Any] = field(default_factory=dict)
     session: SessionCallbacks | None = None
     extensions: Extensions = field(default_factory=Extensions)
+    sandbox: SandboxStatus | None = None
+    snapshots: ProjectSnapshots | None = None
 
     def _callbacks(self) -> SessionCallbacks:
         if self.session is None:
             raise UsageError("this runtime has no session")
         return self.session
 
-    def undo(self) -> list[str]:
-        """Restore the files axon changed in the last turn (not yet undone); what happened, per file."""
+    def undo(self, count: int = 1) -> list[str]:
+        """Put back what the last ``count`` turns changed (files and shell effects alike, newest
+        first, in this project); what happened, per file. The model is told."""
         callbacks = self._callbacks()
-        lines = callbacks.checkpointer.undo(relative=self.ctx.relative)
-        changed = [line.strip() for line in lines[1:] if line.strip().startswith(("restored", "deleted"))]
+        if self.snapshots is None or (why := self.snapshots.unavailable()) is not None:
+            return [f"nothing to undo: {why if self.snapshots else 'no snapshots in this session'}"]
+        reports = undo_turns(self.snapshots, count)
+        if not reports:
+            return list_lines(self.snapshots)[:1]
+        lines = [line for r in reports for line in r.lines(self.session_id)]
+        changed = [o for r in reports for o in r.outcomes if o.action != "skipped"]
+        for o in changed:
+            self.ctx.file_state.forget(self.project_root / o.path)
         if changed:
-            note = {"role": "user", "content": "[axon: the user undid your file changes of the last turn: "
-                    + "; ".join(changed) + ". Read files again before editing them.]"}
+            note = {"role": "user", "content": "[axon: the user undid your changes of the last turn: "
+                    + "; ".join(o.line().strip() for o in changed) + ". Read files again before editing them.]"}
             self.agent.messages.append(note)
             callbacks.note(note)
         return lines
@@ -136,10 +146,12 @@ class Runtime:
             mcp.close()
 
 
-def make_policy(loaded: LoadedSettings, project_root: Path) -> PermissionPolicy:
+def make_policy(loaded: LoadedSettings, project_root: Path, containment: Containment | None = None) -> PermissionPolicy:
+    import shutil
+
     from axon_cli.permissions.policy import load_policy
 
-    return load_policy(loaded, project_root)
+    return load_policy(loaded, project_root, containment, which=shutil.which)
 
 
 def current_mode(policy: PermissionPolicy, settings: Settings) -> str:
@@ -150,19 +162,24 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
                   session_id: str | None = None, messages: list[dict[str, Any]] | None = None,
                   resumed: LoadedTranscript | None = None) -> Runtime:
     settings = loaded.settings
-    check_sandbox(settings.sandbox)            # fail fast (exit 1) before any request
+    sandbox = resolve_sandbox(settings.sandbox)      # an explicit sandbox that cannot work: exit 1 now
     session_id = session_id or new_session_id()
     state_dir = project_root / ".axon"
     bus = EventBus()
-    registry = ToolRegistry(sandboxed_specs(builtin_specs(), settings.sandbox))
+    registry = ToolRegistry(sandboxed_specs(builtin_specs(), sandbox.mode))
     extensions = load_extensions(settings, project_root, session_id, registry, bus, loaded.trust)
     from axon_cli.mcp import start_mcp
 
     mcp = start_mcp(loaded, project_root, registry, bus)   # MCP servers connect in the background
     ctx = ToolContext(project_root=project_root, state_dir=state_dir, session_id=session_id,
-                      settings=settings, emit=bus, registry=registry)
-    ctx.checkpointer = FileCheckpointer(state_dir, session_id, ctx.file_state)
-    policy = make_policy(loaded, project_root)
+                      settings=settings, emit=bus, registry=registry, sandbox=sandbox.mode)
+    snapshots = ProjectSnapshots.for_settings(project_root, settings)
+    if sandbox.fell_back:        # kept by the bus until a frontend subscribes
+        bus(Notice(message=f"sandbox: off ({sandbox.reason}); bash commands are not confined"))
+    if (no_snapshots := snapshots.unavailable()) is not None and settings.snapshots:
+        bus(Notice(message=f"undo is not available: {no_snapshots}"))
+    ctx.checkpointer = TurnSnapshots(snapshots, session_id) if no_snapshots is None else Checkpointer()
+    policy = make_policy(loaded, project_root, _containment(sandbox, ctx.checkpointer))
     dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus, hooks=extensions.hooks)
     llm = LLMClient(settings, emit=bus)
     if mcp is not None:
@@ -183,22 +200,27 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
                   emit=bus, callbacks=callbacks, protocol=protocol, messages=messages,
                   turn_hooks=extensions.hooks)
     return Runtime(loaded, project_root, session_id, bus, registry, ctx, policy, dispatcher, llm, agent,
-                   extras={"mcp": mcp} if mcp is not None else {}, session=callbacks, extensions=extensions)
+                   extras={"mcp": mcp} if mcp is not None else {}, session=callbacks, extensions=extensions,
+                   sandbox=sandbox, snapshots=snapshots)
+
+
+def _containment(sandbox: SandboxStatus, checkpointer: Checkpointer) -> Containment:
+    """The facts the policy needs for "sandboxed, undoable"."""
+    uncovered = checkpointer.uncovered if isinstance(checkpointer, TurnSnapshots) else None
+    return Containment(confined=sandbox.mode == "workspace-write", uncovered=uncovered)
 
 
 def session_callbacks(loaded: LoadedSettings, state_dir: Path, session_id: str, ctx: ToolContext,
                       registry: ToolRegistry, policy: PermissionPolicy, bus: EventBus,
                       resumed: LoadedTranscript | None) -> SessionCallbacks:
-    """The transcript, checkpoints, compaction and cost of one session (new or resumed)."""
+    """The transcript, snapshots, compaction and cost of one session (new or resumed)."""
     import time
 
     settings = loaded.settings
     transcript = Transcript(state_dir, session_id, exists=resumed is not None)
     meter = CostMeter(settings)
     compactor = Compactor(settings, bus, todos=lambda: ctx.extra.get("todos"))
-    checkpointer = ctx.checkpointer
-    assert isinstance(checkpointer, FileCheckpointer)
-    callbacks = SessionCallbacks(transcript, checkpointer, compactor, meter, ctx, registry, bus,
+    callbacks = SessionCallbacks(transcript, ctx.checkpointer, compactor, meter, ctx, registry, bus,
                                  lambda: current_mode(policy, settings))
     if resumed is None:
         callbacks.meta("session", id=session_id, started=time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -206,10 +228,7 @@ def session_callbacks(loaded: LoadedSettings, state_dir: Path, session_id: str, 
         return callbacks
     transcript.message_count = resumed.message_count
     callbacks.turns = resumed.turns
-    checkpointer.turn = resumed.turns
     meter.base_prompt, meter.base_completion = resumed.prompt_tokens, resumed.completion_tokens
-    with contextlib.suppress(OSError):
-        checkpointer.finish_interrupted()
     return callbacks
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from axon_cli.errors import ConfigError
 
-__all__ = ["ensure_state_dir", "atomic_write", "find_project_root", "read_toml", "GITIGNORE"]
+__all__ = ["ensure_state_dir", "atomic_write", "find_project_root", "read_toml", "user_state_dir", "GITIGNORE"]
 
 GITIGNORE = ("# Written by axon: its state stays out of git, except the shared settings.\n"
              "*\n!/config.toml\n!/permissions.toml\n")
@@ -85,6 +85,13 @@ def find_project_root(start: Path | None = None) -> Path:
         if (candidate / ".axon").is_dir() or (candidate / ".git").exists():
             return candidate
     return start
+
+
+def user_state_dir() -> Path:
+    """axon's per-user state (sandbox probe, workspace snapshots): ``$XDG_STATE_HOME/axon``, default
+    ``~/.local/state/axon``. Not created here."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "axon"
 
 
 def read_toml(path: Path) -> dict[str, Any]:

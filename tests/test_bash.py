@@ -24,7 +24,7 @@ def ctx(tmp_path: Path) -> ToolContext:
     root = tmp_path / "proj"
     root.mkdir()
     return ToolContext(project_root=root, state_dir=root / ".axon", session_id="s-bash",
-                       settings=Settings(bash_timeout=20))
+                       settings=Settings(bash_timeout=20, sandbox="off"))  # the unsandboxed bash; test_sandbox.py: inside bwrap
 
 
 @pytest.fixture
@@ -125,7 +125,7 @@ def test_secrets_in_output_are_masked_including_env_values(tmp_path: Path, monke
         root = tmp_path / "p"
         root.mkdir()
         (root / "leak.txt").write_text("token svc-0123456789abcdef\nDB_PASSWORD=hunter22x\n")
-        c = ToolContext(project_root=root, state_dir=root / ".axon", session_id="s", settings=Settings())
+        c = ToolContext(project_root=root, state_dir=root / ".axon", session_id="s", settings=Settings(sandbox="off"))
         r = bash(Dispatcher(ToolRegistry.with_builtins(), c), "cat leak.txt")
         assert r.content == "token [REDACTED]\nDB_PASSWORD=[REDACTED]\nexit code 0"
     finally:

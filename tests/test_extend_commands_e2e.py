@@ -77,11 +77,12 @@ def test_allowed_tools_run_unasked_for_that_turn_only(server, run_axon, project)
     command(project, "touch", "---\nallowed_tools: [\"bash(touch *)\"]\nmodel: command-model\n---\nCreate $1.\n")
     server.add(tool_reply(("bash", {"command": "touch made.txt"})), text_reply("made it"),
                tool_reply(("bash", {"command": "touch again.txt"})), text_reply("not allowed"))
-    ran = run_axon("run", "--command", "touch", "made.txt", env={"AXON_TRUST": "1"})
+    unsandboxed = ("--sandbox", "off")            # without it touch would run as "sandboxed, undoable"
+    ran = run_axon("run", "--command", "touch", "made.txt", *unsandboxed, env={"AXON_TRUST": "1"})
     assert ran.code == 0, ran.stderr
     assert (project / "made.txt").exists()
     assert server.requests[0].body["model"] == "command-model"
-    ran = run_axon("run", "touch again.txt", env={"AXON_TRUST": "1"})   # no command: the rule is gone
+    ran = run_axon("run", "touch again.txt", *unsandboxed, env={"AXON_TRUST": "1"})   # no command: the rule is gone
     assert not (project / "again.txt").exists()
     assert server.requests[2].body["model"] == "test-model"
     assert "Permission denied" in server.requests[3].messages[-1]["content"]

@@ -35,7 +35,7 @@ def test_denied_call_keeps_its_hint_on_stderr(server, run_axon, project: Path) -
     (project / "a.txt").write_text("x\n")
     server.add(tool_reply(("bash", {"command": "touch b.txt && echo a long enough command to be cut"})),
                text_reply("done"))
-    r = run_axon("run", "go")
+    r = run_axon("run", "go", "--sandbox", "off")     # unsandboxed: touch asks in default mode
     assert r.code == 0 and r.stdout == "done\n"
     line = next(x for x in r.stderr.splitlines() if x.startswith("✗ bash("))
     assert "re-run with --yes" in line

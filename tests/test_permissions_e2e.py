@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakeserver import text_reply, tool_reply
+from tests.test_sandbox import NO_NAMESPACES
 
 PERMS = ".axon/permissions.toml"
 TRUSTED = {"AXON_TRUST": "1"}     # these tests exercise the permission file itself: its folder is trusted
@@ -32,7 +33,7 @@ def test_deny_rule_text_goes_back_to_the_model_and_yes_does_not_override(server,
 
 def test_ask_without_yes_is_denied_with_how_to_allow(server, run_axon, project):
     server.add(tool_reply(("bash", {"command": "touch made.txt"})), text_reply("ok"))
-    r = run_axon("run", "make a file")
+    r = run_axon("run", "make a file", "--sandbox", "off")   # the unsandboxed policy: touch asks
     assert r.code == 0, r.stderr
     out = _tool_result(server)
     assert out.startswith("Permission denied: the user did not approve this call")
@@ -54,7 +55,7 @@ def test_each_mode_through_axon_run(server, run_axon, project, mode, write_runs,
     (project / "a.txt").write_text("alpha\n")
     server.add(tool_reply(("read_file", {"path": "a.txt"}), ("write_file", {"path": "w.txt", "content": "x"}),
                           ("bash", {"command": "touch b.txt"})), text_reply("done"))
-    r = run_axon("run", "go", "--mode", mode)
+    r = run_axon("run", "go", "--mode", mode, "--sandbox", "off")   # the modes without a sandbox
     assert r.code == 0, r.stderr
     results = {m["tool_call_id"]: m["content"] for m in server.requests[1].messages if m["role"] == "tool"}
     read, write, bash = (results[f"call_1_{i}"] for i in range(3))
@@ -73,7 +74,7 @@ def test_permission_file_mode_applies_unless_flag_given(server, run_axon, projec
                tool_reply(("bash", {"command": "touch z.txt"})), text_reply("ok"))
     assert run_axon("run", "a", env=TRUSTED).code == 0
     assert (project / "y.txt").exists()
-    assert run_axon("run", "b", "--mode", "default", env=TRUSTED).code == 0
+    assert run_axon("run", "b", "--mode", "default", "--sandbox", "off", env=TRUSTED).code == 0   # unsandboxed: asks
     assert not (project / "z.txt").exists()
 
 
@@ -135,7 +136,13 @@ def test_permissions_command_lists_rules_and_check_explains(run_axon, project):
     assert lines[0] == "bash(git push origin main): deny"
     assert 'decided by: deny rule "bash(git push*)" in .axon/permissions.toml' in r.stdout
     assert "destructive: yes (git push changes the remote)" in r.stdout and "read-only: no" in r.stdout
-    r = run_axon("permissions", "check", "bash(ls && rm x)")
+    (project / ".axon" / "config.toml").write_text('sandbox = "off"\n')        # the policy without a sandbox
+    r = run_axon("permissions", "check", "bash(ls && rm x)", env=TRUSTED)
     assert "bash(ls && rm x): ask" in r.stdout and "simple commands: ls; rm x" in r.stdout
+    if NO_NAMESPACES is None:                    # with the sandbox, undo makes it safe to run unasked
+        (project / ".axon" / "config.toml").write_text('sandbox = "workspace-write"\n')
+        r = run_axon("permissions", "check", "bash(ls && rm x)", env=TRUSTED)
+        assert r.stdout.startswith("bash(ls && rm x): allow\n  decided by: mode accept-edits, sandbox and snapshot\n"
+                                   "  reason: sandboxed, undoable\n"), r.stdout
     r = run_axon("permissions", "check", "read_file(.env)", "--mode", "yolo")
     assert "read_file(.env): ask" in r.stdout and "sensitive" in r.stdout

@@ -81,7 +81,7 @@ def test_text_calls_obey_permission_rules(server, run_axon, project):
 
 def test_text_call_without_yes_is_denied_like_a_native_one(server, run_axon, project):
     server.add(text_reply(call("bash", command="touch made.txt")), text_reply("denied"))
-    r = run_axon("run", "t", "--tool-protocol", "text")
+    r = run_axon("run", "t", "--tool-protocol", "text", "--sandbox", "off")   # unsandboxed: touch asks
     assert r.code == 0, r.stderr
     assert not (project / "made.txt").exists()
     assert "Permission denied" in server.requests[1].messages[-1]["content"]

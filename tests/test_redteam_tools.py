@@ -61,6 +61,7 @@ def test_commands_get_a_non_interactive_editor() -> None:
 
 def test_git_commit_without_message_fails_fast_instead_of_opening_vim(d: Dispatcher,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    d.ctx.sandbox = "off"      # git init writes .git, which the sandbox keeps read-only
     monkeypatch.setenv("EDITOR", "vi")
     monkeypatch.setenv("VISUAL", "vi")
     out = d.dispatch(ToolCall(id="c1", name="bash", arguments=json.dumps({

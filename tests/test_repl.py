@@ -152,7 +152,7 @@ def test_typed_reason_goes_back_to_the_model(chat, server, project):
 def test_p_writes_a_rule_the_next_session_honours(chat, server, project):
     call = ("bash", {"command": "touch marker.txt"})
     server.add(tool_reply(call), text_reply("first done"), tool_reply(call), text_reply("second done"))
-    c = chat()
+    c = chat("--sandbox", "off")          # unsandboxed, touch asks
     c.say("status please")
     c.expect("allow bash?")
     c.send("p")
@@ -160,7 +160,7 @@ def test_p_writes_a_rule_the_next_session_honours(chat, server, project):
     c.exit()
     perms = (project / ".axon" / "permissions.toml").read_text()
     assert "bash(touch marker.txt)" in perms
-    c2 = chat()
+    c2 = chat("--sandbox", "off")
     c2.say("status again")
     c2.expect("second done")
     assert "allow bash?" not in c2.text()
@@ -177,7 +177,7 @@ def _gone(pid: int) -> bool:
 
 def test_ctrl_c_stops_a_running_command_and_the_conversation_continues(chat, server, project):
     server.add(tool_reply(("bash", {"command": "echo $$ > pid.txt; exec sleep 30"})), text_reply("continuing"))
-    c = chat("--mode", "yolo")
+    c = chat("--mode", "yolo", "--sandbox", "off")   # host pids: about the unsandboxed process group
     c.say("run it")
     pid_file = project / "pid.txt"
     deadline = time.monotonic() + 15
@@ -232,7 +232,7 @@ def test_slash_commands(chat, server):
     c.expect("unknown command /hepl — did you mean /help?")
     c.say("/help")
     c.expect("/undo")
-    c.expect("not tracked")
+    c.expect("file edits and bash commands alike")
     c.say("/tools")
     c.expect("read_file")
     c.expect("Deferred")
@@ -295,3 +295,27 @@ def test_ctrl_c_while_streaming_stops_the_turn(chat, server):
     c.exit()
     assert "word399" not in c.text()
     assert server.requests[1].messages[-1] == {"role": "user", "content": "and now?"}
+
+
+def test_slash_undo_restores_what_a_bash_command_changed(chat, server, project):
+    (project / "a.txt").write_text("original\n")
+    server.add(tool_reply(("bash", {"command": "echo changed > a.txt && echo more > b.txt"})), text_reply("changed"),
+               text_reply("ok, I will read it again"))
+    c = chat("--mode", "yolo", "--sandbox", "off")
+    c.say("change a")
+    c.expect("changed")
+    c.prompt()
+    assert (project / "a.txt").read_text() == "changed\n"
+    c.say("/undo")
+    c.expect("restored a.txt")
+    c.expect("deleted b.txt (created in that turn)")
+    c.prompt()
+    assert (project / "a.txt").read_text() == "original\n" and not (project / "b.txt").exists()
+    c.say("/undo")
+    c.expect("nothing to undo")
+    c.say("/undo two")
+    c.expect("/undo takes a number of turns")
+    c.say("next")
+    c.expect("ok, I will read it again")
+    assert "the user undid your changes" in server.requests[-1].messages[-2]["content"]
+    c.exit()

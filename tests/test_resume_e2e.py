@@ -67,13 +67,14 @@ def test_killed_mid_turn_resumes_with_every_complete_message(server, project, ax
     resent = server.requests[2].messages
     assert resent[1:] == [*in_flight[1:], {"role": "user", "content": "go on"}]
 
-    # the killed turn's checkpoint still undoes: the file axon created goes away
+    # the killed turn's snapshot still undoes: the file axon created goes away
     monkeypatch.chdir(project)
     monkeypatch.setenv("XDG_CONFIG_HOME", axon_env["XDG_CONFIG_HOME"])
+    monkeypatch.setenv("XDG_STATE_HOME", str(project.parent / "home" / ".local" / "state"))   # axon run's default
     loaded = load_settings(project, flags={"base_url": server.url, "api_key": TEST_KEY}, env={})
     rt = open_session(loaded, project, AutoApprover(), cont=True)
     try:
-        assert rt.undo() == ["undo of turn 1:", "  deleted made.txt (axon created it)"]
+        assert rt.undo() == ["undo of turn 1:", "  deleted made.txt (created in that turn)"]
     finally:
         rt.close()
     assert not (project / "made.txt").exists()

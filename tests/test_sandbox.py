@@ -21,11 +21,13 @@ from axon_cli.tools.spec import ToolContext
 
 
 def _namespaces_unavailable() -> str | None:
-    """Why bwrap cannot build the sandbox here, or None (a missing bwrap is a failure, not a skip)."""
+    """Why the sandbox cannot be built here (bwrap missing, or no namespaces), or None. CI installs bwrap."""
     bwrap = sandbox.find_bwrap()
     if bwrap is None:
-        return None
-    reason = sandbox._probe(bwrap)
+        return "bubblewrap (bwrap) is not installed here: apt install bubblewrap (CI installs it)"
+    from axon_cli.sandbox.probe import _run_probe
+
+    reason = _run_probe(bwrap)       # uncached: collection runs before the fixture isolating the state dir
     return f"bwrap cannot create namespaces on this machine: {reason}" if reason else None
 
 
@@ -181,7 +183,8 @@ def test_bash_description_names_the_sandbox() -> None:
     original = ToolRegistry.with_builtins().get("bash")
     assert original is not None and bash_description("off") == original.description
     assert bash_description("read-only").endswith("cannot write files anywhere except a private /tmp, and "
-                                                  "have no network access.")
+                                                  "have no network access. Credential files (~/.ssh, ~/.aws, "
+                                                  ".env, *.pem, ...) read as empty.")
     assert "only inside the project (not .git or .axon)" in bash_description("workspace-write")
     assert original.description == ToolRegistry.with_builtins().get("bash").description  # type: ignore[union-attr]
 
@@ -226,3 +229,84 @@ def test_tools_installed_under_tmp_stay_runnable(root: Path, tmp_path: Path,
         assert "from the install" in result.content, result.content
         assert "other files in /tmp stay hidden" not in result.content
         assert "No such file or directory" in result.content
+
+
+def test_the_probe_runs_once_per_boot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    probe_module = importlib.import_module("axon_cli.sandbox.probe")
+
+    runs = tmp_path / "runs"
+    fake = tmp_path / "bwrap"
+    fake.write_text(f"#!/bin/sh\necho run >> {runs}\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    boot = tmp_path / "boot_id"
+    boot.write_text("boot-1\n")
+    monkeypatch.setattr(probe_module, "BOOT_ID", str(boot))
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+
+    def fresh_process_probe() -> str | None:
+        probe_module.probe_failure.cache_clear()            # a new axon process: only the file cache is left
+        return probe_module.probe_failure(str(fake))
+
+    assert fresh_process_probe() == "bwrap: No permissions to create new namespace"
+    assert fresh_process_probe() == "bwrap: No permissions to create new namespace"
+    assert runs.read_text().count("run") == 1
+    status = sandbox.resolve("auto")
+    assert (status.mode, status.fell_back) == ("off", True)
+    assert status.reason == "bwrap cannot create namespaces here: bwrap: No permissions to create new namespace"
+    with pytest.raises(ConfigError, match="sandbox 'workspace-write' cannot start: bwrap failed here"):
+        sandbox.resolve("workspace-write")
+    boot.write_text("boot-2\n")                     # a reboot probes again
+    fresh_process_probe()
+    assert runs.read_text().count("run") == 2
+    probe_module.probe_failure.cache_clear()
+
+
+def test_a_mount_point_left_by_a_killed_axon_is_swept(tmp_path: Path) -> None:
+    import subprocess
+
+    from axon_cli.sandbox import mountpoints
+
+    placeholder = tmp_path / "proj" / ".git"
+    placeholder.parent.mkdir()
+    with mountpoints.held([str(placeholder)]) as made:
+        assert made == [str(placeholder)] and placeholder.is_dir()
+    assert not placeholder.exists()                # released: nothing left behind
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    placeholder.mkdir()                             # what an axon killed mid-command leaves
+    marker = mountpoints._marker_dir(str(placeholder))
+    marker.mkdir(parents=True)
+    (marker / "path").write_text(str(placeholder))
+    (marker / str(gone.pid)).touch()
+    mountpoints.sweep()
+    assert not placeholder.exists() and not marker.exists()
+    real = tmp_path / "proj" / "real"
+    real.mkdir()
+    with mountpoints.held([str(real)]) as made:    # an existing directory is never a mount point of ours
+        assert made == []
+    assert real.is_dir()
+
+
+@needs_namespaces
+def test_sandbox_hide_and_sensitive_files_at_any_depth(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    (home / ".config" / "op").mkdir(parents=True)
+    (home / ".config" / "op" / "token").write_text("op-secret\n")
+    monkeypatch.setenv("HOME", str(home))
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / ".env.production").write_text("deep-secret\n")
+    (root / "a" / "b" / "server.key").write_text("key-secret\n")
+    (root / "app.sqlite").write_text("db-secret\n")
+    (root / "notes.txt").write_text("visible\n")
+    ctx = ToolContext(project_root=root, state_dir=root / ".axon", session_id="s-hide",
+                      settings=Settings(bash_timeout=20, sandbox="workspace-write",
+                                        sandbox_hide=["~/.config/op", "*.sqlite"]))
+    d = Dispatcher(ToolRegistry.with_builtins(), ctx)
+    r = bash(d, "cat a/b/.env.production a/b/server.key app.sqlite ~/.config/op/token notes.txt; "
+                "echo x > a/b/server.key")
+    for secret in ("deep-secret", "key-secret", "db-secret", "op-secret"):
+        assert secret not in r.content, r.content
+    assert "visible" in r.content and "Read-only file system" in r.content
+    assert (root / "a" / "b" / "server.key").read_text() == "key-secret\n"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from axon_cli.permissions.containment import Containment
 from axon_cli.permissions.policy import decide
 from axon_cli.permissions.rules import RuleSet, rules_from_data
 from axon_cli.permissions.shell import analyze
@@ -38,7 +39,7 @@ CORPUS: list[tuple[str, bool, bool, str]] = [
     ("which python", R, False, "allow"), ("type ls", R, False, "allow"), ("file x.bin", R, False, "allow"),
     ("stat x", R, False, "allow"), ("du -sh .", R, False, "allow"), ("df -h", R, False, "allow"),
     ("sort names.txt", R, False, "allow"), ("uniq -c x", R, False, "allow"), ("cut -d, -f1 a.csv", R, False, "allow"),
-    ("tr a-z A-Z < in.txt", R, False, "allow"), ("diff a b", R, False, "allow"), ("basename /a/b", R, False, "ask"),
+    ("tr a-z A-Z < in.txt", R, False, "allow"), ("diff a b", R, False, "allow"), ("basename /a/b", R, False, "allow"),
     ("tree src", R, False, "allow"), ("jq . data.json", R, False, "allow"), ("date", R, False, "allow"),
     ("whoami", R, False, "allow"), ("uname -a", R, False, "allow"), ("printf '%s\\n' x", R, False, "allow"),
     ("true", R, False, "allow"), ("test -f x", R, False, "allow"), ("[ -d src ]", R, False, "allow"),
@@ -64,7 +65,7 @@ CORPUS: list[tuple[str, bool, bool, str]] = [
     ("touch a.txt", W, False, "ask"), ("git add .", W, False, "ask"), ("git commit -m x", W, False, "ask"),
     ("git fetch", W, False, "ask"), ("git branch feature", W, False, "ask"), ("git tag v1", W, False, "ask"),
     ("tee out.txt", W, False, "ask"), ("ls | tee out.txt", W, False, "ask"), ("echo x | tee -a log", W, False, "ask"),
-    ("sed -i s/a/b/ f", W, False, "ask"), ("sed s/a/b/ f", W, False, "ask"), ("awk '{print $1}' f", W, False, "ask"),
+    ("sed -i s/a/b/ f", W, False, "ask"), ("sed s/a/b/ f", R, False, "allow"), ("awk '{print $1}' f", R, False, "allow"),
     ("sort -o out.txt in.txt", W, False, "ask"), ("tree -o out.txt", W, False, "ask"), ("rg --pre cat x", W, False, "ask"),
     ("find . -fprint out.txt", W, False, "ask"), ("git diff --output=x.patch", W, False, "ask"),
     ("git -c core.pager=less log", W, False, "ask"), ("PAGER=evil git log", W, False, "ask"),
@@ -139,14 +140,36 @@ CORPUS: list[tuple[str, bool, bool, str]] = [
     ("cat /etc/passwd", R, False, "ask"), ("ls /", R, False, "ask"), ("cat ../other/file", R, False, "ask"),
     ("cat src/../../x", R, False, "ask"), ("cat ~/notes.txt", R, False, "ask"), ("cd /tmp && ls", R, False, "ask"),
     ("echo x > /tmp/out", W, True, "ask"), ("cat src/../README.md", R, False, "allow"),
+    # issue 11: harmless commands that asked, widened exactly
+    ("python3 --version", R, False, "allow"), ("node --help", R, False, "allow"), ("basename /x/y.txt", R, False, "allow"),
+    ("dirname /x/y.txt", R, False, "allow"), ("realpath ../x", R, False, "allow"), ("awk '{print $1}' a.txt", R, False, "allow"),
+    ("sed -n 1p a.txt", R, False, "allow"), ("less -F a.txt || cat a.txt", R, False, "allow"), ("more a.txt", R, False, "allow"),
+    ("sed -n '/x/,/y/{p;q}' a.txt", R, False, "allow"), ("sed -e /x/d -e 's|a|b|g' a.txt", R, False, "allow"),
+    ("awk -F: -v n=1 '/x/ {print $n}' a.txt", R, False, "allow"),
+    # ... and the forms that still ask
+    ("sed -n 'w out' a.txt", W, False, "ask"), ("sed 's/a/b/w out' a.txt", W, False, "ask"), ("sed '1e id' a.txt", W, False, "ask"),
+    ("sed 'r /etc/passwd' a.txt", W, False, "ask"), ("sed -ni p a.txt", W, False, "ask"), ("sed -f prog.sed a.txt", W, False, "ask"),
+    ("awk '{system(\"id\")}' a.txt", W, False, "ask"), ("awk '{print > \"out\"}' a.txt", W, False, "ask"),
+    ("awk '{print | \"sh\"}' a.txt", W, False, "ask"), ("awk '{getline l < \"/etc/passwd\"}' a.txt", W, False, "ask"),
+    ("awk -f prog.awk a.txt", W, False, "ask"), ("less '+!id' a.txt", W, False, "ask"), ("less -o log a.txt", W, False, "ask"),
+    ("less", W, False, "ask"), ("./python --version", W, False, "ask"), ("python3 --version --x", W, False, "ask"),
+    # issue 11: the commands of the sandbox and undo scenarios (decided here without a sandbox)
+    ("cat ~/.ssh/id_ed25519", R, False, "ask"), ("mkdir -p .git/hooks && echo x > .git/hooks/pre-commit", W, True, "ask"),
+    ("rm a.txt; echo x > new.txt; sed -i s/1/2/ b.txt", W, True, "ask"), ("rm -rf data", W, True, "deny"),
+    ("pytest -q", W, False, "allow"), ("curl https://example.com", W, False, "deny"),
     # unparseable
     ("echo \"unterminated", W, False, "ask"), ("echo 'x", W, False, "ask"), ("ls $(", W, False, "ask"),
     ("cat <<EOF\nno end", W, False, "ask"), ("rm -rf x 'y", W, False, "deny"),
 ]
 
 
+def _which(name: str) -> str:
+    return f"/usr/bin/{name}"
+
+
 def _decision(command: str) -> str:
-    return decide("bash", "shell", {"command": command}, False, False, "default", RULES, ROOT, HOME).behavior
+    return decide("bash", "shell", {"command": command}, False, False, "default", RULES, ROOT, HOME,
+                  which=_which).behavior
 
 
 def test_corpus_is_large_and_unique():
@@ -160,3 +183,63 @@ def test_corpus(command: str, read_only: bool, destructive: bool, decision: str)
     a = analyze(command)
     got = (a.read_only, a.destructive, _decision(command))
     assert got == (read_only, destructive, decision), (a.simple_commands, a.destructive_reasons, a.error)
+
+
+# -- with a sandbox confining writes to the workspace and a snapshot that can undo them --------------
+UNCOVERED = {f"{ROOT}/data": "is ignored by git, so undo cannot bring it back",
+             f"{ROOT}/big.bin": "is over the snapshot size cap"}
+
+
+def _uncovered(paths: list[str]) -> dict[str, str]:
+    return {p: why for p in paths for top, why in UNCOVERED.items() if p == top or p.startswith(top + "/")}
+
+
+CONTAINED = Containment(confined=True, uncovered=_uncovered)
+# command, decision (default mode, RULES, sandbox + snapshot), a word of the reason
+SANDBOXED: list[tuple[str, str, str]] = [
+    ("rm a.txt; echo x > new.txt; sed -i s/1/2/ b.txt", "allow", "sandboxed, undoable"),
+    ("make", "allow", "sandboxed, undoable"), ("python script.py", "allow", "sandboxed, undoable"),
+    ("pytest -q", "allow", "allowed by rules"), ("mv a.txt b.txt && cp b.txt c.txt", "allow", "sandboxed, undoable"),
+    ("mkdir -p build && python gen.py > build/out.txt", "allow", "sandboxed, undoable"),
+    ("find . -name '*.tmp' -delete", "allow", "sandboxed, undoable"), ("chmod +x run.sh", "allow", "sandboxed, undoable"),
+    ("rm -r data", "ask", "data is ignored by git"), ("rm big.bin", "ask", "big.bin is over the snapshot size cap"),
+    ("cp a.txt data/a.txt", "ask", "data/a.txt is ignored"), ("echo x > data/log", "ask", "ignored by git"),
+    ("find data -delete", "ask", "ignored by git"), ("curl https://example.com", "deny", "curl"),
+    ("wget https://example.com/x", "ask", "wget needs the network"), ("git push origin main", "ask", "git push"),
+    ("git pull", "ask", "git pull needs the network"), ("npm publish", "ask", "npm publish publishes"),
+    ("pip install requests", "ask", "installs or removes packages"), ("kill 1234", "ask", "kill acts beyond"),
+    ("sudo make install", "ask", "sudo acts beyond"), ("docker run --rm alpine", "ask", "docker acts beyond"),
+    ("echo x > /tmp/out", "ask", "outside the project"), ("cp a.txt ../elsewhere/", "ask", "outside the project"),
+    ("find . -name '*.pyc' | xargs rm", "ask", "cannot tell which files rm changes"),
+    ("rm $(cat list.txt)", "ask", "cannot tell"), ("cd sub && rm x", "ask", "changes directory"),
+    ("git clean -fdx", "ask", "git clean"), ("cat .env", "ask", "sensitive"),
+    ("mkdir -p .git/hooks && echo x > .git/hooks/pre-commit", "ask", "sensitive"), ("patch -p1 < fix.diff", "ask", "patch"),
+]
+
+
+@pytest.mark.parametrize("command,decision,why", SANDBOXED, ids=[c for c, *_ in SANDBOXED])
+def test_sandboxed_and_undoable(command: str, decision: str, why: str) -> None:
+    d = decide("bash", "shell", {"command": command}, False, False, "default", RULES, ROOT, HOME, which=_which,
+               containment=CONTAINED)
+    assert (d.behavior, d.needs_snapshot) == (decision, d.reason == "sandboxed, undoable"), d
+    assert why in d.reason + d.decided_by, d
+
+
+@pytest.mark.parametrize("containment", [None, Containment(confined=False, uncovered=_uncovered),
+                                         Containment(confined=True, uncovered=None)])
+def test_without_sandbox_or_snapshot_the_policy_is_unchanged(containment: Containment | None) -> None:
+    for command, *_ in SANDBOXED:
+        d = decide("bash", "shell", {"command": command}, False, False, "default", RULES, ROOT, HOME, which=_which,
+                   containment=containment)
+        assert d == decide("bash", "shell", {"command": command}, False, False, "default", RULES, ROOT, HOME,
+                           which=_which), command
+
+
+def test_a_version_query_needs_the_program_outside_the_project() -> None:
+    def inside(name: str) -> str:
+        return f"{ROOT}/.venv/bin/{name}"
+
+    for which, expected in ((_which, "allow"), (inside, "ask"), (lambda _n: None, "ask")):
+        d = decide("bash", "shell", {"command": "python3 --version"}, False, False, "default", RULES, ROOT, HOME,
+                   which=which)
+        assert d.behavior == expected

@@ -55,7 +55,7 @@ def test_yolo_mode_from_the_project_needs_trust(server, run_axon, project):
     _write(project / ".axon" / "permissions.toml", 'mode = "yolo"\n')
     rm = tool_reply(("bash", {"command": "rm canary.txt"}))
     server.add(rm, text_reply("tidied"), rm, text_reply("tidied"))
-    r = run_axon("run", "tidy up")
+    r = run_axon("run", "tidy up", "--sandbox", "off")     # unsandboxed: rm asks in default mode
     assert r.code == 0, r.stderr
     assert (project / "canary.txt").exists()
     assert "Permission denied: the user did not approve" in server.requests[1].messages[-1]["content"]
@@ -127,7 +127,7 @@ def test_deny_rules_and_read_only_mode_apply_in_an_untrusted_folder(server, run_
            'allow = ["bash(touch *)"]\ndeny = ["bash(touch denied*)"]\n')
     server.add(tool_reply(("bash", {"command": "touch denied.txt"}), ("bash", {"command": "touch allowed.txt"})),
                text_reply("ok"))
-    r = run_axon("run", "touch things")                     # without --yes: only what rules allow runs
+    r = run_axon("run", "touch things", "--sandbox", "off")   # without --yes: only what rules allow runs
     assert r.code == 0, r.stderr
     results = [m["content"] for m in server.requests[1].messages if m["role"] == "tool"]
     assert results[0].endswith('(deny rule "bash(touch denied*)" in .axon/permissions.toml)')
@@ -186,8 +186,8 @@ def _flat(text: str) -> str:
     return " ".join(text.replace("│", " ").split())
 
 
-def _screen(project: Path, env: dict[str, str]) -> Chat:
-    c = Chat(project, env)
+def _screen(project: Path, env: dict[str, str], *args: str) -> Chat:
+    c = Chat(project, env, *args)
     c.expect("continue without them")
     return c
 
@@ -229,7 +229,7 @@ def test_chat_trust_for_this_session_enables_it_without_remembering(server, atta
 
 def test_chat_trust_remembered_then_no_screen_and_p_keeps_it_trusted(server, attacker, project, widening_project,
                                                                       run_axon):
-    c = _screen(project, widening_project)
+    c = _screen(project, widening_project, "--sandbox", "off")   # unsandboxed: touch asks until p allows it
     call = ("bash", {"command": "touch marker.txt"})
     attacker.add(tool_reply(call), text_reply("first done"))
     c.send("t")
@@ -244,7 +244,7 @@ def test_chat_trust_remembered_then_no_screen_and_p_keeps_it_trusted(server, att
     assert "waiting for trust" not in status and 'allow rule "bash(touch marker.txt)"' in status
 
     attacker.add(tool_reply(call), text_reply("second done"))
-    c2 = Chat(project, widening_project)
+    c2 = Chat(project, widening_project, "--sandbox", "off")
     c2.prompt()                                   # nothing waits: no screen at all
     c2.say("again")
     c2.expect("second done")
@@ -262,7 +262,7 @@ def test_a_resumed_transcript_never_widens_the_mode(server, run_axon, project):
     assert first.code == 0, first.stderr
     rm = tool_reply(("bash", {"command": "rm canary.txt"}))
     server.add(rm, text_reply("tidied"))
-    r = run_axon("run", "tidy up", "--continue")
+    r = run_axon("run", "tidy up", "--continue", "--sandbox", "off")    # unsandboxed: rm asks in default
     assert r.code == 0, r.stderr
     assert (project / "canary.txt").exists()
     assert 'this session ran in mode "yolo"; resumed in "default"' in r.stderr

@@ -22,6 +22,7 @@ class Decision:
     decided_by: str = "mode"          # e.g. 'deny rule "bash(curl *)" in .axon/permissions.toml'
     destructive: bool = False
     suggested_rule: str | None = None  # the narrowest allow rule covering this call
+    needs_snapshot: bool = False      # allowed only because a snapshot can undo it ("sandboxed, undoable")
 
 
 class PermissionPolicy(Protocol):

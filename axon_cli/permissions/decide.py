@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.permissions.base import Decision
-from axon_cli.permissions.decision_context import DecisionContext
+from axon_cli.permissions.containment import Containment
+from axon_cli.permissions.decision_context import DecisionContext, Which
 from axon_cli.permissions.paths import PathFacts, Resolver, sensitive_reason
 from axon_cli.permissions.rules import Rule, RuleSet
 from axon_cli.permissions.shell_decide import decide_shell
@@ -23,9 +24,12 @@ __all__ = ["decide"]
 
 def decide(tool_name: str, category: str, tool_input: dict[str, Any], read_only: bool, destructive: bool,
            mode: str, rules: RuleSet, project_root: Path, home: Path, *, paths: list[str] | None = None,
-           source: str = "builtin", resolve: Resolver | None = None) -> Decision:
-    """Decide one call. ``paths`` are the file paths it touches (file tools)."""
-    ctx = DecisionContext(mode, rules, project_root, home, resolve)
+           source: str = "builtin", resolve: Resolver | None = None, containment: Containment | None = None,
+           which: Which | None = None) -> Decision:
+    """Decide one call. ``paths`` are the file paths it touches (file tools). ``containment`` (a
+    sandbox confining writes to the workspace, a snapshot that can restore it) and ``which``
+    (where a program is on PATH) are facts for shell commands."""
+    ctx = DecisionContext(mode, rules, project_root, home, resolve, containment, which)
     if category == "shell":
         return decide_shell(str(tool_input.get("command", "")), ctx, tool_name)
     if category in ("read", "edit"):

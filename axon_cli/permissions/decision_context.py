@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from axon_cli.permissions.paths import PathFacts, Resolver, lexical_resolver, path_facts
 from axon_cli.permissions.rules import Rule, RuleSet, path_match
 
-__all__ = ["DecisionContext"]
+if TYPE_CHECKING:
+    from axon_cli.permissions.containment import Containment
+
+__all__ = ["DecisionContext", "Which"]
+
+Which = Callable[[str], "str | None"]
 
 
 class DecisionContext:
-    """What every decision needs besides the call: mode, rules, where the project and home are."""
+    """What every decision needs besides the call: mode, rules, where the project and home are; and
+    facts the runtime passes in: ``containment`` (sandbox and snapshot) and ``which`` (where a
+    program is found on PATH; None: unknown)."""
 
     def __init__(self, mode: str, rules: RuleSet, project_root: Path, home: Path,
-                 resolve: Resolver | None = None) -> None:
+                 resolve: Resolver | None = None, containment: Containment | None = None,
+                 which: Which | None = None) -> None:
         self.mode, self.rules, self.home = mode, rules, str(home)
+        self.containment, self.which = containment, which
         self.resolve = resolve or lexical_resolver(project_root, home)
         roots = {str(project_root)}
         if resolve is not None:
@@ -24,6 +35,9 @@ class DecisionContext:
 
     def facts(self, raw: str, write: bool = False) -> list[PathFacts]:
         return path_facts(raw, self.resolve, self.roots, write)
+
+    def inside(self, path: str) -> bool:
+        return any(path == r or path.startswith(r.rstrip("/") + "/") for r in self.roots)
 
     def mode_by(self) -> str:
         return f"mode {self.mode}"

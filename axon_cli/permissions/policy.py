@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from axon_cli.config import LoadedSettings
+    from axon_cli.permissions.containment import Containment
+    from axon_cli.permissions.decision_context import Which
     from axon_cli.tools.spec import ToolContext, ToolSpec
 
 __all__ = ["RulePolicy", "load_policy", "decide", "resolve_mode", "PROJECT_FILE"]
@@ -43,9 +45,12 @@ class RulePolicy:
     """Checks each call against the rules and the mode; remembers "always allow" answers."""
 
     def __init__(self, rules: RuleSet, mode: str, project_root: Path, home: Path | None = None,
-                 mode_source: str = "default", trust: FolderTrust | None = None) -> None:
+                 mode_source: str = "default", trust: FolderTrust | None = None,
+                 containment: Containment | None = None, which: Which | None = None) -> None:
         self.rules = rules
         self.trust = trust
+        self.containment = containment     # facts from the runtime: sandbox and snapshot
+        self.which = which
         self._mode = mode
         self.mode_source = mode_source
         self.project_root = project_root
@@ -70,7 +75,8 @@ class RulePolicy:
         return decide(spec.name, category, tool_input.model_dump(), bool(spec.is_read_only(tool_input)),
                       bool(spec.is_destructive(tool_input)), self._mode, self.rules, self.project_root,
                       self.home, paths=paths, source=spec.source,
-                      resolve=fs_resolver(self.project_root, self.home))
+                      resolve=fs_resolver(self.project_root, self.home), containment=self.containment,
+                      which=self.which)
 
     def remember(self, rule: str, scope: Literal["session", "project"]) -> str:
         parsed = parse_rule(rule, "allow", "session" if scope == "session" else PROJECT_FILE)
@@ -115,8 +121,10 @@ def _append_allow(path: Path, rule: str) -> None:
     atomic_write(path, tomlkit.dumps(doc).encode("utf-8"))
 
 
-def load_policy(loaded: LoadedSettings, project_root: Path) -> RulePolicy:
-    """Rules from the user and project permission files, and the effective mode."""
+def load_policy(loaded: LoadedSettings, project_root: Path, containment: Containment | None = None,
+                which: Which | None = None) -> RulePolicy:
+    """Rules from the user and project permission files, and the effective mode; ``containment``
+    and ``which`` are the runtime's facts for shell commands."""
     from axon_cli.config import user_config_dir
 
     rules = load_rules(project_root, user_config_dir(), loaded.trust)
@@ -124,4 +132,5 @@ def load_policy(loaded: LoadedSettings, project_root: Path) -> RulePolicy:
     if mode != loaded.settings.mode:
         loaded.settings.mode = mode   # type: ignore[assignment]
         loaded.sources["mode"] = source
-    return RulePolicy(rules, mode, project_root, Path.home(), source, trust=loaded.trust)
+    return RulePolicy(rules, mode, project_root, Path.home(), source, trust=loaded.trust, containment=containment,
+                      which=which)

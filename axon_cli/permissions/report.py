@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 from axon_cli.config import LoadedSettings
 from axon_cli.errors import UsageError
+from axon_cli.permissions.containment import Containment
 from axon_cli.permissions.decide import decide
 from axon_cli.permissions.paths import SENSITIVE_DESCRIPTION, fs_resolver
 from axon_cli.permissions.policy import load_policy
@@ -50,6 +52,20 @@ def _spec_facts(tool: str, arg: str | None) -> tuple[str, dict[str, Any], bool, 
     return category, {}, False, False, source
 
 
+def _containment(loaded: LoadedSettings, root: Path) -> Containment | None:
+    """The runtime's facts for a shell command: the sandbox this config gets here, and a snapshot."""
+    from axon_cli.errors import ConfigError
+    from axon_cli.sandbox import resolve
+    from axon_cli.snapshots import ProjectSnapshots
+
+    try:
+        confined = resolve(loaded.settings.sandbox).mode == "workspace-write"
+    except ConfigError:
+        return None
+    store = ProjectSnapshots.for_settings(root, loaded.settings)
+    return Containment(confined, store.uncovered_now if store.unavailable() is None else None)
+
+
 def explain(rule_text: str, loaded: LoadedSettings, root: Path) -> str:
     m = _CALL.match(rule_text.strip())
     if not m:
@@ -59,8 +75,10 @@ def explain(rule_text: str, loaded: LoadedSettings, root: Path) -> str:
     policy = load_policy(loaded, root)
     category, tool_input, read_only, destructive, source = _spec_facts(tool, arg)
     paths = [tool_input["path"]] if category in ("read", "edit") else []
+    containment = _containment(loaded, root) if category == "shell" else None
     d = decide(tool, category, tool_input, read_only, destructive, policy.mode, policy.rules, root, policy.home,
-               paths=paths, source=source, resolve=fs_resolver(root, policy.home))
+               paths=paths, source=source, resolve=fs_resolver(root, policy.home), containment=containment,
+               which=shutil.which)
     lines = [f"{rule_text.strip()}: {d.behavior}", f"  decided by: {d.decided_by}", f"  reason: {d.reason}"]
     if category == "shell":
         from axon_cli.permissions.shell import analyze

@@ -15,6 +15,7 @@ from typing import Any
 
 from axon_cli.permissions.shell_facts import SHELLS, command_name, destructive_reason, is_read_only, unwrap
 from axon_cli.permissions.shell_lex import RawCommand, ShellSyntaxError, parse_flat, scan_substitutions
+from axon_cli.permissions.shell_readers import NO_FILE_ARGS, script_words
 
 __all__ = ["CommandAnalysis", "Unit", "analyze"]
 
@@ -160,10 +161,15 @@ _PATHISH = re.compile(r"[/~]|^\.|\.[A-Za-z0-9]{1,8}$|^id_|credentials|netrc|secr
 
 def _path_words(argv: list[str]) -> list[str]:
     """Argument words that may name files (options' ``=value`` parts included)."""
-    name, words = command_name(argv), []
+    name, words = command_name(argv), list[str]()
+    if name in NO_FILE_ARGS:           # basename/dirname/realpath read no file
+        return words
     pattern_pending = name in ("grep", "egrep", "fgrep", "rg", "ag", "zgrep") and not any(
         a in ("-e", "-f", "--regexp", "--file") or a.startswith(("-e", "--regexp=")) for a in argv[1:])
-    for arg in argv[1:]:
+    scripts = script_words(name, argv[1:])
+    for index, arg in enumerate(argv[1:]):
+        if index in scripts:
+            continue
         if arg.startswith("-"):
             arg = arg.split("=", 1)[1] if "=" in arg else ""
         elif pattern_pending:

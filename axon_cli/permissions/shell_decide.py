@@ -12,9 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from axon_cli.permissions.base import Decision
+from axon_cli.permissions.containment import SANDBOXED_UNDOABLE, not_contained
 from axon_cli.permissions.paths import PathFacts, sensitive_reason
 from axon_cli.permissions.rules import FILE_TOOLS, Rule, bash_match
 from axon_cli.permissions.shell import CommandAnalysis, Unit, analyze
+from axon_cli.permissions.shell_readers import version_query
 
 if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import DecisionContext
@@ -101,7 +103,7 @@ def _allow_or_ask(a: CommandAnalysis, facts: _Facts, ctx: DecisionContext, tool:
             used.append(rule)
             if out or (writes and ctx.mode != "accept-edits"):   # a rule covers the command, not
                 pending.append(unit)                               # the file it redirects into
-        elif not (unit.read_only and not writes and not out):
+        elif not (unit.read_only and not writes and not out and _program_known(unit, ctx)):
             pending.append(unit)
     sensitive = [f.sensitive for f in facts.all() if f.sensitive]
     suggested = _suggest(pending, tool)
@@ -119,7 +121,27 @@ def _allow_or_ask(a: CommandAnalysis, facts: _Facts, ctx: DecisionContext, tool:
     why = "not read-only"
     if a.destructive_reasons:
         why += "; destructive: " + ", ".join(a.destructive_reasons)
+    if ctx.containment is not None and ctx.containment.applies:
+        blocker = not_contained(pending, ctx, ctx.containment, a)
+        if blocker is None:
+            return Decision("allow", SANDBOXED_UNDOABLE, f"mode {ctx.mode}, sandbox and snapshot", destructive,
+                            needs_snapshot=True)
+        why += f"; not undoable in the sandbox: {blocker}"
     return Decision("ask", why, f"mode {ctx.mode}", destructive, suggested)
+
+
+def _program_known(unit: Unit, ctx: DecisionContext) -> bool:
+    """``PROGRAM --version``/``--help`` is read-only only for a program found on PATH outside the project."""
+    if not version_query(unit.argv):
+        return True
+    found = ctx.which(unit.argv[0]) if ctx.which is not None else None
+    return found is not None and not ctx.inside(found) and not ctx.inside(_real(found))
+
+
+def _real(path: str) -> str:
+    import os.path
+
+    return os.path.realpath(path)
 
 
 def _names_sensitive(rule: Rule) -> bool:

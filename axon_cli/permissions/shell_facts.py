@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from axon_cli.permissions.shell_builtins import SAFE_ENV, builtin_read_only
+from axon_cli.permissions.shell_readers import reader_read_only
 
 __all__ = ["Unwrapped", "unwrap", "is_read_only", "destructive_reason", "command_name", "SHELLS"]
 
@@ -215,6 +216,9 @@ def is_read_only(argv: list[str], assignments: list[str] | None = None) -> bool:
         return builtin and name in _ALWAYS_RO
     if name == "git":
         return _git_read_only(args)
+    reader = reader_read_only(name, args)
+    if reader is not None:
+        return reader
     if name in _WRITE_OPTS and _has_opt(args, _WRITE_OPTS[name], name in _CLUSTERED):
         return False
     if name == "find":

@@ -1,4 +1,4 @@
-"""The agent callbacks of a session: transcript lines, turn boundaries for checkpoints, compaction,
+"""The agent callbacks of a session: transcript lines, turn boundaries for snapshots (undo), compaction,
 the system prompt kept current, and usage and cost accounting.
 
 One ``SessionCallbacks`` per runtime. Writing the transcript never breaks the agent: a failing write
@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Any
 from axon_cli.core.agent import RunResult
 from axon_cli.core.callbacks import AgentCallbacks
 from axon_cli.events import EventSink, Notice
-from axon_cli.session.checkpoints import FileCheckpointer
 from axon_cli.session.compaction import CompactionResult, Compactor
 from axon_cli.session.cost import CostMeter
 from axon_cli.session.transcript import Transcript
 from axon_cli.tools.registry import ToolRegistry
-from axon_cli.tools.spec import ToolContext
+from axon_cli.tools.spec import Checkpointer, ToolContext
 
 if TYPE_CHECKING:
     from axon_cli.core.agent import Agent
@@ -28,7 +27,7 @@ __all__ = ["SessionCallbacks"]
 
 
 class SessionCallbacks(AgentCallbacks):
-    def __init__(self, transcript: Transcript, checkpointer: FileCheckpointer, compactor: Compactor,
+    def __init__(self, transcript: Transcript, checkpointer: Checkpointer, compactor: Compactor,
                  meter: CostMeter, ctx: ToolContext, registry: ToolRegistry, emit: EventSink,
                  current_mode: Callable[[], str], turns: int = 0) -> None:
         self.transcript = transcript
@@ -75,7 +74,7 @@ class SessionCallbacks(AgentCallbacks):
         if message.get("role") == "user" and not self.in_turn:
             self.in_turn = True
             self.turns += 1
-            self.checkpointer.begin_turn(self.turns)
+            self.checkpointer.begin_turn(self.turns, _text(message.get("content")))
             self.meta("turn", n=self.turns, ts=time.strftime("%Y-%m-%dT%H:%M:%S"))
         self.note(message)
 
@@ -132,8 +131,8 @@ class SessionCallbacks(AgentCallbacks):
         self.sync_state()
         try:
             self.checkpointer.end_turn()
-        except OSError as e:
-            self.emit(Notice(message=f"cannot record the checkpoint of this turn ({e})"))
+        except Exception as e:      # a failed snapshot must not end the session
+            self.emit(Notice(message=f"cannot record the snapshot of this turn ({e})"))
 
     # -- compaction log ------------------------------------------------------------------------
     def _compacted(self, messages: list[dict[str, Any]], result: CompactionResult) -> None:
@@ -150,6 +149,15 @@ class SessionCallbacks(AgentCallbacks):
         self._index = kept
         self.meta("compaction", method=result.method, before_tokens=result.before_tokens,
                   after_tokens=result.after_tokens, view=view)
+
+
+def _text(content: Any) -> str:
+    """A message's text (content may be a list of parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
 
 
 def usage_model(agent: Agent) -> str:

@@ -4,7 +4,7 @@ Line format (one JSON object a line, masked):
 
 - a message: the chat message itself (``{"role": ..., ...}``), in the order it joined the history;
 - a meta line: ``{"type": "meta", "kind": ..., ...}`` — ``session`` (header), ``turn`` (a user turn
-  begins; checkpoints hang off its number), ``usage`` (one model request's tokens), ``mode``,
+  begins; snapshots for undo hang off its number), ``usage`` (one model request's tokens), ``mode``,
   ``tools`` (activated deferred tools), ``todos``, ``system`` (the system prompt was refreshed),
   ``compaction`` (the history the model sees from here on: ints refer to earlier message lines,
   objects are new messages such as elision notes and summaries).

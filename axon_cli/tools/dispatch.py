@@ -1,6 +1,6 @@
 """Dispatch of one tool call, through every stage, never raising into the loop.
 
-parse JSON → look up spec → validate → permission (deny | ask → approver) → checkpoint →
+parse JSON → look up spec → validate → permission (deny | ask → approver) → snapshot →
 handler (timeout, cancellation) → mask secrets → truncate/spill → audit → ToolCallEnd.
 The user's PreToolUse hooks run in the permission stage, PostToolUse hooks after truncation of a
 call that succeeded (``tool_hooks.py``).
@@ -25,6 +25,7 @@ from axon_cli.events import (
     Approver,
     DenyApprover,
     EventSink,
+    Notice,
     ToolCallBegin,
     ToolCallEnd,
 )
@@ -97,6 +98,7 @@ class Dispatcher:
         self._begun: set[str] = set()
         self._ended: set[str] = set()
         self._ended_lock = threading.Lock()
+        self._snapshot_failed = False
 
     @property
     def policy(self) -> PermissionPolicy:
@@ -167,9 +169,7 @@ class Dispatcher:
         try:
             if self.ctx.cancel.is_set():
                 raise Cancelled()
-            for path in p.spec.paths(p.tool_input) if p.spec.category == "edit" else []:
-                self.ctx.checkpointer.before_change(self.ctx.resolve(path))
-            output = self._run_handler(p)
+            output = self._checkpoint(p) or self._run_handler(p)
         except Cancelled:
             output = ToolOutput(INTERRUPTED, is_error=True, summary="interrupted")
         except ToolError as e:
@@ -180,6 +180,28 @@ class Dispatcher:
         if output.is_error:
             error = output.text[:200]
         return self._finish(p.call, p.started, output, p.args, p.decision, p.spec, error, ran=True)
+
+    def _checkpoint(self, p: Prepared) -> ToolOutput | None:
+        """Snapshot the workspace before a call that may change files. A call allowed without asking
+        only because undo could take it back does not run without a snapshot (its error is returned)."""
+        try:
+            changes = p.spec.category in ("edit", "shell") and not p.spec.is_read_only(p.tool_input)
+        except Exception:
+            changes = True
+        if not changes:
+            return None
+        paths = [self.ctx.resolve(x) for x in p.spec.paths(p.tool_input)] if p.spec.category == "edit" else []
+        try:
+            self.ctx.checkpointer.before_change(paths)
+        except Exception as e:
+            if p.decision.needs_snapshot:
+                return ToolOutput(f"Error: not run: it was allowed without asking only because undo could take "
+                                  f"it back, but the workspace snapshot failed ({e})", is_error=True,
+                                  summary="snapshot failed")
+            if not self._snapshot_failed:
+                self._snapshot_failed = True
+                self.emit(Notice(message=f"cannot snapshot the workspace ({e}); changes made now cannot be undone"))
+        return None
 
     def _run_handler(self, p: Prepared) -> ToolOutput:
         token = CURRENT_CALL_ID.set(p.call.id)

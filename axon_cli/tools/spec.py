@@ -80,9 +80,18 @@ class FileState:
 
 
 class Checkpointer:
-    """Keeps a file's previous content before a tool changes it. This base class keeps nothing."""
+    """Keeps what a turn changes restorable (``/undo``). This base class keeps nothing.
 
-    def before_change(self, path: Path) -> None:
+    The session calls ``begin_turn``/``end_turn``; dispatch calls ``before_change`` before a call
+    that may change files runs (a file tool: the paths it writes; a shell command: none known)."""
+
+    def begin_turn(self, turn: int, prompt: str = "") -> None:
+        return None
+
+    def before_change(self, paths: list[Path]) -> None:
+        return None
+
+    def end_turn(self) -> None:
         return None
 
 
@@ -115,6 +124,7 @@ class ToolContext:
     registry: ToolCatalog | None = None
     checkpointer: Checkpointer = field(default_factory=Checkpointer)
     extra: dict[str, Any] = field(default_factory=dict)
+    sandbox: str | None = None        # the effective sandbox mode; None: resolve ``settings.sandbox``
 
     def resolve(self, path: str) -> Path:
         """A tool's path argument made absolute (relative to the project root, ``~`` expanded)."""

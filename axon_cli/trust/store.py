@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from axon_cli.errors import ConfigError
-from axon_cli.state import atomic_write
+from axon_cli.state import atomic_write, user_state_dir
 from axon_cli.trust.items import WideningItem
 
 __all__ = ["TrustStore", "Approved", "Record", "trust_state_dir", "folder_key"]
@@ -40,8 +40,7 @@ Record = dict[str, Approved]          # item id -> what was trusted
 
 
 def trust_state_dir() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "axon"
+    return user_state_dir()
 
 
 def folder_key(root: Path) -> str:

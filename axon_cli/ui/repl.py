@@ -61,7 +61,8 @@ def repair_history(agent: Any) -> None:
 def _no_echo(enabled: bool) -> Iterator[None]:
     """Turn off the terminal's echo during a turn: an echoed ``^C`` or type-ahead would shift the
     live region by a line and leave a stray copy behind. Ctrl-C still sends SIGINT; keys typed
-    meanwhile wait for the next prompt."""
+    meanwhile wait for the next prompt — canonical mode is off too, or a Ctrl-D typed while the turn
+    ends would be taken by the line discipline as an end-of-file nobody reads, and lost."""
     if not enabled:
         yield
         return
@@ -71,7 +72,7 @@ def _no_echo(enabled: bool) -> Iterator[None]:
         fd = sys.stdin.fileno()
         saved = termios.tcgetattr(fd)
         quiet = list(saved)
-        quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
+        quiet[3] &= ~(termios.ECHO | termios.ECHOCTL | termios.ICANON)
         termios.tcsetattr(fd, termios.TCSANOW, quiet)
     except (ImportError, OSError, ValueError, AttributeError):
         yield

@@ -70,8 +70,8 @@ def _help(repl: Repl, arg: str) -> None:
     out.append("  Enter send · Alt-Enter or Esc Enter or Ctrl-J newline · Ctrl-R search history\n"
                "  Ctrl-C stop the running turn (on an empty line: twice to exit) · Ctrl-D exit\n"
                "  @path attaches a project file to your message (Tab completes)\n")
-    out.append("\n/undo restores files changed by edit_file and write_file; changes made by bash "
-               "commands are not tracked and cannot be undone.", "dim")
+    out.append("\n/undo puts back what the last turn changed — file edits and bash commands alike — "
+               "except files git ignores or over the snapshot size cap; /undo N undoes the last N turns.", "dim")
     repl.console.print(out)
 
 
@@ -163,12 +163,13 @@ def _compact(repl: Repl, arg: str) -> None:
 
 
 def _undo(repl: Repl, arg: str) -> None:
-    restored = repl.rt.undo()
-    if not restored:
-        print_notice(repl.console, "nothing to undo (bash changes are not tracked)")
+    if arg and (not arg.isdigit() or int(arg) < 1):
+        print_error(repl.console, f"/undo takes a number of turns (got {arg!r})")
         return
-    for n, line in enumerate(restored):
-        repl.console.print(Text(("↶ " if n == 0 else "") + line, "green" if n else "bold green"))
+    for line in repl.rt.undo(int(arg or 1)):
+        head = not line.startswith(" ")
+        repl.console.print(Text(("↶ " if head else "") + line, "bold green" if head else
+                                "yellow" if line.lstrip().startswith("skipped") else "green"))
 
 
 def _resume(repl: Repl, arg: str) -> None:
@@ -188,7 +189,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("permissions", "show the effective permission rules", _permissions),
     Command("cost", "tokens and cost of this session", _cost),
     Command("compact", "summarise the history to free context", _compact, "[focus]"),
-    Command("undo", "restore the files changed by the last turn", _undo),
+    Command("undo", "put back what the last turn (or N turns) changed", _undo, "[N]"),
     Command("resume", "list sessions, or resume one", _resume, "[id]"),
     Command("exit", "leave axon (also Ctrl-D)", _exit),
 ]}

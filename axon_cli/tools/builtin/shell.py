@@ -10,7 +10,7 @@ the whole process group gets SIGTERM (and SIGCONT), then SIGKILL after a short g
 processes that left the group (``setsid``) are found through a marker in their environment and
 killed too. Not covered: a process that both left the group and cleared its environment (e.g.
 ``setsid env -i …``) — only a sandbox can contain that: with ``--sandbox`` on, the command runs
-under bubblewrap (``axon_cli/sandbox.py``) in its own pid namespace, which dies with it.
+under bubblewrap (``axon_cli/sandbox/``) in its own pid namespace, which dies with it.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from axon_cli.tools.governance import StreamCapture
 from axon_cli.tools.masking import is_credential_env, mask
 from axon_cli.tools.spec import Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
 
-__all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "kill_tree", "shell_path",
+__all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "kill_tree", "shell_path", "sandbox_mode",
            "NONINTERACTIVE_ENV", "MAX_TIMEOUT", "MAX_RESULT_CHARS", "RUN_MARKER"]
 
 MAX_TIMEOUT = 600.0
@@ -204,12 +204,29 @@ def run_command(command: str, ctx: ToolContext, timeout: float) -> ToolOutput:
     run_id = uuid.uuid4().hex
     env = command_env()
     env[RUN_MARKER] = run_id
-    mode = str(getattr(ctx.settings, "sandbox", "off") or "off")
-    try:                      # a sandbox that was asked for is never skipped
-        sandbox.check_available(mode)
+    mode = sandbox_mode(ctx)
+    hide = list(getattr(ctx.settings, "sandbox_hide", None) or [])
+    with contextlib.ExitStack() as stack:
+        try:
+            argv = stack.enter_context(sandbox.confine([shell_path(), "-c", command], mode, ctx.project_root,
+                                                       home=env.get("HOME"), hide=hide))
+        except OSError as e:
+            raise ToolError(f"could not prepare the sandbox: {e.strerror or e}") from None
+        return _run(argv, env, run_id, ctx, timeout, mode)
+
+
+def sandbox_mode(ctx: ToolContext) -> str:
+    """The effective sandbox of this context; a sandbox that was asked for is never skipped."""
+    if ctx.sandbox is not None:
+        return ctx.sandbox
+    try:
+        return sandbox.resolve(str(getattr(ctx.settings, "sandbox", "off") or "off")).mode
     except ConfigError as e:
         raise ToolError(str(e)) from None
-    argv = sandbox.wrap_command([shell_path(), "-c", command], mode, ctx.project_root, home=env.get("HOME"))
+
+
+def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, timeout: float,
+         mode: str) -> ToolOutput:
     capture = StreamCapture(MAX_RESULT_CHARS - FOOTER_RESERVE, ctx.state_dir, "bash", mask)
     started = time.monotonic()
     try:

@@ -1,0 +1,140 @@
+"""The bubblewrap command line for one sandboxed command, and the mount points it needs meanwhile.
+
+- ``read-only``: the whole filesystem is mounted read-only; ``/tmp`` is a private, writable tmpfs
+  (the host's ``/tmp`` is hidden, except — read-only — the project, ``$HOME``, the running Python
+  and the installs behind PATH entries, if they live there); fresh ``/dev`` and ``/proc``; no
+  network (own network namespace: only its own loopback); its own pid namespace, so when the
+  command's shell ends or is killed, everything it started dies too.
+- ``workspace-write``: as read-only, plus the project root writable — except ``<root>/.git`` and
+  ``<root>/.axon``, which stay read-only whether or not they exist yet (see ``mountpoints``).
+
+In both, the hidden set (``hidden.py``) reads as empty. The environment is the bash tool's own. No
+``--new-session``: the bash tool starts ``bwrap`` in a new session without a controlling terminal
+(so no ``TIOCSTI`` injection), and the sandboxed processes stay in bwrap's process group, which
+the tool's timeout/cancel kill signals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from axon_cli.errors import ConfigError
+from axon_cli.sandbox.hidden import Hidden, hidden_set
+from axon_cli.sandbox.probe import CHOICES, MODES, NAMESPACE_FLAGS, find_bwrap
+from axon_cli.state import atomic_write, ensure_state_dir, user_state_dir
+
+__all__ = ["PROTECTED", "wrap_command", "confine", "empty_file"]
+
+PROTECTED = (".git", ".axon")          # read-only inside a writable project
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def empty_file() -> str:
+    """An empty read-only regular file to mount over hidden files (``/dev/null`` if it cannot be made:
+    a device there confuses tools such as git)."""
+    path = user_state_dir() / "empty"
+    try:
+        if not path.is_file() or path.stat().st_size:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            atomic_write(path, b"", mode=0o444)
+        return str(path)
+    except OSError:
+        return "/dev/null"
+
+
+def _gitdir_target(git_file: str, root: str) -> list[str]:
+    """The directory a ``.git`` file (a worktree's ``gitdir: …``) points to, when inside the project."""
+    try:
+        with open(git_file, encoding="utf-8") as fh:
+            first = fh.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        return []
+    if not first.startswith("gitdir:"):
+        return []
+    target = os.path.realpath(os.path.join(root, first[7:].strip()))
+    return [target] if _within(target, root) and os.path.isdir(target) else []
+
+
+def protected_paths(root: str) -> list[str]:
+    """What stays read-only in a writable project: ``.git`` (and a worktree's gitdir) and ``.axon``."""
+    out: list[str] = []
+    for name in PROTECTED:
+        inner = os.path.join(root, name)
+        real = os.path.realpath(inner) if os.path.lexists(inner) else inner
+        out.append(real)
+        if os.path.isfile(real):
+            out += _gitdir_target(real, root)
+    return out
+
+
+def wrap_command(argv: Sequence[str], mode: str, project_root: Path | str, *, home: str | None = None,
+                 cwd: Path | str | None = None, bwrap: str | None = None, hidden: Hidden | None = None,
+                 empty: str = "/dev/null") -> list[str]:
+    """``argv`` wrapped in a bwrap invocation for ``mode`` (unchanged for ``off``). Pure: the
+    protected paths must exist (``confine`` makes them)."""
+    if mode == "off":
+        return list(argv)
+    if mode not in MODES:
+        raise ConfigError(f"unknown sandbox mode {mode!r} (expected one of: {', '.join(CHOICES)})")
+    root = os.path.realpath(project_root)
+    args = [bwrap or find_bwrap() or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--tmpfs", "/tmp"]
+    for kept in _kept_under_tmp(home, root):
+        args += ["--ro-bind", kept, kept]
+    if mode == "workspace-write":
+        args += ["--bind", root, root]
+        for path in protected_paths(root):
+            if os.path.exists(path):
+                args += ["--ro-bind", path, path]
+    else:
+        args += ["--ro-bind", root, root]
+    for path in hidden.files if hidden else []:
+        args += ["--ro-bind", empty, path]
+    for path in hidden.dirs if hidden else []:
+        args += ["--tmpfs", path, "--remount-ro", path]
+    args += [*NAMESPACE_FLAGS, "--chdir", os.path.realpath(cwd) if cwd else root, "--", *argv]
+    return args
+
+
+def _kept_under_tmp(home: str | None, root: str) -> list[str]:
+    """Host directories under /tmp that stay visible (read-only) beneath the private /tmp: $HOME,
+    the running Python's prefix and the installs behind PATH entries (a venv in /tmp must keep
+    working inside the sandbox)."""
+    candidates = [home or "", sys.prefix, sys.base_prefix]
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        real = os.path.realpath(entry) if entry else ""
+        candidates.append(os.path.dirname(real) if os.path.basename(real) == "bin" else real)
+    kept: list[str] = []
+    for path in sorted({os.path.realpath(c) for c in candidates if c}, key=len):
+        if (_within(path, "/tmp") and path != "/tmp" and not _within(path, root) and os.path.isdir(path)
+                and not any(_within(path, k) for k in kept)):
+            kept.append(path)
+    return kept
+
+
+@contextlib.contextmanager
+def confine(argv: Sequence[str], mode: str, project_root: Path | str, *, home: str | None = None,
+            hide: Sequence[str] = ()) -> Iterator[list[str]]:
+    """The bwrap argv for ``mode`` with the hidden set; while inside, the mount points of missing
+    protected names exist (removed on exit). ``off`` yields ``argv`` unchanged."""
+    if mode == "off":
+        yield list(argv)
+        return
+    from axon_cli.sandbox import mountpoints
+
+    root = os.path.realpath(project_root)
+    hidden = hidden_set(root, home, hide)
+    missing: list[str] = []
+    if mode == "workspace-write":
+        with contextlib.suppress(OSError):
+            ensure_state_dir(Path(root) / ".axon")       # axon keeps its state there anyway
+        missing = [p for p in protected_paths(root) if not os.path.lexists(p)]
+    with mountpoints.held(missing):
+        yield wrap_command(argv, mode, root, home=home, hidden=hidden, empty=empty_file())

@@ -1,0 +1,145 @@
+"""What a sandboxed command cannot see: credential stores, axon's own user files, host services, the
+project's sensitive files and whatever ``sandbox_hide`` adds.
+
+A hidden directory becomes an empty read-only tmpfs; a hidden file is replaced by an empty
+read-only file. Only paths that exist are hidden (a missing one cannot be read either, and the
+sandbox cannot create it: everything outside the project is read-only). The project's sensitive
+files are found at any depth with ripgrep (``--files --hidden --no-ignore`` and the permission
+layer's own globs), skipping dependency folders, bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import itertools
+import os
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from axon_cli.permissions.paths import NOT_SENSITIVE, SENSITIVE_FILES, SENSITIVE_GLOBS
+
+__all__ = ["Hidden", "hidden_set", "HOME_STORES", "HOST_SERVICES", "MAX_PROJECT_FILES"]
+
+HOME_STORES = (".ssh", ".aws", ".gnupg", ".config/gh", ".netrc", ".docker/config.json", ".kube",
+               ".config/gcloud", ".azure", ".git-credentials", ".password-store", ".pypirc", ".npmrc")
+# Sockets of services that would run something outside the sandbox on a command's behalf.
+HOST_SERVICES = ("/var/run/docker.sock", "/run/docker.sock", "/run/podman", "/run/containerd",
+                 "/run/dbus/system_bus_socket")
+SKIPPED_DIRS = ("node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache",
+                ".pytest_cache", "site-packages")
+MAX_PROJECT_FILES = 500
+SEARCH_TIMEOUT = 5.0
+MAX_GLOB_MATCHES = 200
+
+
+@dataclass
+class Hidden:
+    dirs: list[str] = field(default_factory=list)     # real paths, shown as an empty tmpfs
+    files: list[str] = field(default_factory=list)    # real paths, shown as an empty file
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _user_dirs() -> list[str]:
+    from axon_cli.config import user_config_dir
+    from axon_cli.state import user_state_dir
+
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
+    return [str(user_config_dir()), str(user_state_dir()), runtime]
+
+
+def _rg_globs(extra: Sequence[str]) -> list[str]:
+    names = [*SENSITIVE_GLOBS, *sorted(SENSITIVE_FILES), *extra]
+    args = [a for g in names for a in ("--glob", g)]
+    args += [a for g in sorted(NOT_SENSITIVE) for a in ("--glob", f"!{g}")]
+    return args + [a for d in (".git", *SKIPPED_DIRS) for a in ("--glob", f"!{d}/")]
+
+
+def project_files(root: str, extra_globs: Sequence[str] = ()) -> list[str]:
+    """Sensitive files anywhere in the project (real paths), at most ``MAX_PROJECT_FILES``."""
+    from axon_cli.tools.ripgrep import find_rg
+
+    rg = find_rg()
+    if rg is None:
+        return _walk_project(root, extra_globs)
+    cmd = [rg, "--files", "--hidden", "--no-ignore", "--no-config", "--no-messages", *_rg_globs(extra_globs)]
+    try:
+        proc = subprocess.Popen(cmd, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL)
+    except OSError:
+        return _walk_project(root, extra_globs)
+    try:
+        out, _ = proc.communicate(timeout=SEARCH_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    lines = out.decode("utf-8", "surrogateescape").splitlines()
+    return [os.path.join(root, line) for line in itertools.islice(lines, MAX_PROJECT_FILES)]
+
+
+def _walk_project(root: str, extra_globs: Sequence[str]) -> list[str]:
+    """The same search without ripgrep (bounded)."""
+    import fnmatch
+
+    patterns = [*SENSITIVE_GLOBS, *SENSITIVE_FILES, *extra_globs]
+    found: list[str] = []
+    for top, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in (".git", *SKIPPED_DIRS)]
+        for name in files:
+            if name not in NOT_SENSITIVE and any(fnmatch.fnmatchcase(name, p) for p in patterns):
+                found.append(os.path.join(top, name))
+                if len(found) >= MAX_PROJECT_FILES:
+                    return found
+    return found
+
+
+def _configured(patterns: Iterable[str], root: str, home: str) -> tuple[list[str], list[str]]:
+    """``sandbox_hide`` entries: absolute or ``~`` paths (globs allowed), and project-relative globs."""
+    paths: list[str] = []
+    project_globs: list[str] = []
+    for raw in patterns:
+        text = raw.strip()
+        if not text:
+            continue
+        if text.startswith("~"):
+            text = home + text[1:]
+        if os.path.isabs(text):
+            matches = glob.glob(text) if glob.has_magic(text) else [text]
+            paths += matches[:MAX_GLOB_MATCHES]
+        elif glob.has_magic(text):
+            project_globs.append(text)
+        else:
+            paths.append(os.path.join(root, text.rstrip("/")))
+    return paths, project_globs
+
+
+def hidden_set(project_root: Path | str, home: str | None, extra: Sequence[str] = ()) -> Hidden:
+    """Everything to hide for one command, as existing real paths; never the project itself or an
+    ancestor of it."""
+    root = os.path.realpath(project_root)
+    home = home or str(Path.home())
+    configured, project_globs = _configured(extra, root, home)
+    candidates = [os.path.join(home, p) for p in HOME_STORES] + _user_dirs() + list(HOST_SERVICES)
+    candidates += configured + project_files(root, project_globs)
+    hidden = Hidden()
+    seen: set[str] = set()
+    for path in candidates:
+        with contextlib.suppress(OSError, ValueError):
+            real = os.path.realpath(path)
+            if real in seen or not os.path.exists(real) or _within(root, real):
+                continue
+            seen.add(real)
+            (hidden.dirs if os.path.isdir(real) else hidden.files).append(real)
+    hidden.dirs.sort(key=len)
+    kept: list[str] = []
+    for d in hidden.dirs:                 # a directory inside a hidden one is hidden already
+        if not any(_within(d, k) for k in kept):
+            kept.append(d)
+    hidden.dirs = kept
+    hidden.files = sorted(f for f in hidden.files if not any(_within(f, k) for k in kept))
+    return hidden

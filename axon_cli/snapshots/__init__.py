@@ -1,0 +1,17 @@
+"""Workspace snapshots and undo: every change a turn makes — file tools and shell commands alike —
+can be taken back.
+
+- ``shadow``: the shadow git repository (in axon's user state dir, never the project's ``.git``).
+- ``store``: a project's snapshots and the log of turns.
+- ``checkpointer``: a session's turns (snapshot before the first change, and at the end).
+- ``coverage``: which paths undo could not bring back (for the permission policy).
+- ``undo``: restoring, file by file, and refusing where someone changed a file since.
+"""
+
+from axon_cli.snapshots.checkpointer import TurnSnapshots
+from axon_cli.snapshots.shadow import SnapshotError
+from axon_cli.snapshots.store import ProjectSnapshots
+from axon_cli.snapshots.undo import Outcome, UndoReport, list_lines, undo_turns
+
+__all__ = ["ProjectSnapshots", "TurnSnapshots", "SnapshotError", "Outcome", "UndoReport", "undo_turns",
+           "list_lines"]

@@ -1,0 +1,147 @@
+"""A project's snapshots: its shadow repository and the log of turns, in axon's user state dir.
+
+``$XDG_STATE_HOME/axon/snapshots/<project name>-<hash of its path>/`` holds ``git/`` (the shadow
+repository), ``turns.json`` (one record per turn that changed files: the tree before its first
+change, the tree when it ended, the files it changed, whether it was undone) and ``lock`` (one
+process at a time: several sessions may work in one project). Each record's trees are kept by refs
+(``refs/axon/<id>/before|after``); the oldest records beyond ``MAX_RECORDS`` are dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from axon_cli.snapshots.shadow import MB, ShadowRepo, Snapshot, SnapshotError, find_git
+from axon_cli.state import atomic_write, user_state_dir
+
+__all__ = ["ProjectSnapshots", "Record", "MAX_RECORDS", "MAX_LISTED_FILES"]
+
+MAX_RECORDS = 100
+MAX_LISTED_FILES = 50
+Record = dict[str, Any]
+_thread_locks: dict[str, threading.Lock] = {}
+_registry_lock = threading.Lock()
+
+
+def project_dir(root: Path) -> Path:
+    real = os.path.realpath(root)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(real))[:40] or "root"
+    return user_state_dir() / "snapshots" / f"{name}-{digest}"
+
+
+class ProjectSnapshots:
+    def __init__(self, root: Path, max_file_mb: float = 10.0, max_new_mb: float = 50.0,
+                 enabled: bool = True) -> None:
+        self.root = Path(os.path.realpath(root))
+        self.dir = project_dir(self.root)
+        self.enabled = enabled
+        self.repo = ShadowRepo(self.root, self.dir / "git", int(max_file_mb * MB), int(max_new_mb * MB))
+
+    @classmethod
+    def for_settings(cls, root: Path, settings: Any) -> ProjectSnapshots:
+        return cls(root, float(getattr(settings, "snapshot_max_file_mb", 10.0)),
+                   float(getattr(settings, "snapshot_max_new_mb", 50.0)), bool(getattr(settings, "snapshots", True)))
+
+    def unavailable(self) -> str | None:
+        """Why snapshots cannot be taken here (None: they can)."""
+        if not self.enabled:
+            return "snapshots are off (snapshots = false)"
+        if find_git() is None:
+            return "git is not installed"
+        return None
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """One thread and one process at a time for this project."""
+        import fcntl
+
+        key = str(self.dir)
+        with _registry_lock:
+            thread_lock = _thread_locks.setdefault(key, threading.Lock())
+        with thread_lock:
+            try:
+                self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+                fh = open(self.dir / "lock", "a")  # noqa: SIM115 (closed below, after the yield)
+            except OSError as e:
+                raise SnapshotError(f"cannot use {self.dir}: {e.strerror}") from None
+            with fh:
+                fcntl.flock(fh, fcntl.LOCK_EX)
+                yield
+
+    # -- the log ------------------------------------------------------------------------------
+    def records(self) -> list[Record]:
+        try:
+            data = json.loads((self.dir / "turns.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return [r for r in data if isinstance(r, dict) and r.get("before")] if isinstance(data, list) else []
+
+    def save(self, records: list[Record]) -> None:
+        dropped = records[:-MAX_RECORDS] if len(records) > MAX_RECORDS else []
+        kept = records[len(dropped):]
+        atomic_write(self.dir / "turns.json", json.dumps(kept, indent=1).encode(), mode=0o600)
+        if dropped:
+            self.repo.keep({f"refs/axon/{r['id']}/{side}": None for r in dropped for side in ("before", "after")})
+
+    # -- turns --------------------------------------------------------------------------------
+    def take(self) -> Snapshot:
+        if (why := self.unavailable()) is not None:
+            raise SnapshotError(why)
+        return self.repo.snapshot()
+
+    def start_turn(self, session: str, turn: int, prompt: str) -> tuple[Record, Snapshot]:
+        """Snapshot the workspace before a turn's first change and log the turn (caller holds the lock)."""
+        snap = self.take()
+        record: Record = {"id": f"{session}-{turn}-{int(time.time() * 1000)}", "session": session, "turn": turn,
+                          "prompt": " ".join(prompt.split())[:200], "at": time.time(), "before": snap.tree,
+                          "after": None, "files": [], "changed": 0, "skipped": len(snap.skipped), "undone": False}
+        self.repo.keep({f"refs/axon/{record['id']}/before": snap.tree})
+        self.save([*self.records(), record])
+        return record, snap
+
+    def finish_turn(self, record_id: str) -> Record | None:
+        """Snapshot the workspace as the turn left it; a turn that changed nothing is dropped."""
+        records = self.records()
+        record = next((r for r in records if r["id"] == record_id), None)
+        if record is None:
+            return None
+        self.settle(record)
+        if not record["changed"]:
+            records.remove(record)
+            self.repo.keep({f"refs/axon/{record_id}/before": None})
+        self.save(records)
+        self.repo.maintain()
+        return record if record["changed"] else None
+
+    def settle(self, record: Record) -> None:
+        """Fill in the turn's ``after`` tree and its changed files (now, for a turn that never ended)."""
+        if record.get("after"):
+            return
+        after = self.take().tree
+        changes = self.repo.diff(record["before"], after)
+        record.update(after=after, changed=len(changes), files=[c[0] for c in changes][:MAX_LISTED_FILES])
+        self.repo.keep({f"refs/axon/{record['id']}/after": after})
+
+    def uncovered_now(self, paths: list[str]) -> dict[str, str]:
+        """Which of ``paths`` a snapshot taken now could not restore (``axon permissions check``)."""
+        from axon_cli.snapshots.coverage import uncovered
+
+        with self.locked():
+            snap = self.take()
+            return uncovered(self.repo, snap.skipped, paths)
+
+    def mark_undone(self, record_id: str) -> None:
+        records = self.records()
+        for r in records:
+            if r["id"] == record_id:
+                r["undone"] = True
+        self.save(records)
