@@ -25,8 +25,7 @@ if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import DecisionContext
     from axon_cli.permissions.shell import CommandAnalysis, Unit
 
-__all__ = ["Containment", "not_contained", "file_targets", "operands", "reaches_out", "SANDBOXED_UNDOABLE",
-           "NETWORK", "BEYOND"]
+__all__ = ["Containment", "not_contained", "file_targets", "operands", "reaches_out", "SANDBOXED_UNDOABLE"]
 
 SANDBOXED_UNDOABLE = "sandboxed, undoable"
 NETWORK = frozenset({

@@ -7,7 +7,9 @@ the project, writing ``.git`` (``git commit``, ``git add``, ``git checkout -b``,
 ``git_effects``) or ``.axon`` — or when the model asked for it (``outside_sandbox: true``). Whether it
 was approved for that is the decision's business (``shell_decide``); this module only says why it
 would leave, or why it never may: a command naming a sensitive path (``~/.ssh``, ``.env``, a write
-into ``.git/``, …) stays inside, where those read as empty and ``.git`` is read-only. Pure.
+into ``.git/``, …) stays inside, where those read as empty and ``.git`` is read-only — named as a
+path the analysis sees, or anywhere inside a word (``python -c "open('/home/u/.ssh/id_rsa')"``).
+Pure.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from axon_cli.permissions.containment import file_targets, operands, reaches_out
 from axon_cli.permissions.git_effects import git_effects
+from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.permissions.shell_facts import command_name, destructive_reason
 
 if TYPE_CHECKING:
@@ -85,6 +88,7 @@ def sandbox_exit(a: CommandAnalysis, named: list[PathFacts], ctx: DecisionContex
     writes = [[f for w in (_written(u.argv) if u.argv else []) + u.write_paths for f in ctx.facts(w, True)]
               for u in a.units]
     sensitive = next((f.sensitive for f in named + [f for group in writes for f in group] if f.sensitive), None)
+    sensitive = sensitive or next((r for u in a.units for w in u.argv[1:] for r in [sensitive_reason(w)] if r), None)
     if sensitive:
         return SandboxExit(pinned=f"names a sensitive path ({sensitive})")
     leaving = [(u, why) for u, w in zip(a.units, writes, strict=True) for why in [_unit_needs(u, ctx, w)] if why]
