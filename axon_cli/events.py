@@ -84,6 +84,8 @@ class ApprovalRequested(Event):
     name: str
     reason: str
     destructive: bool = False
+    outside_sandbox: bool = False     # once approved, the call runs outside the sandbox
+    outside_reason: str = ""          # why: "git commit writes .git", "curl needs the network", …
 
 
 class PermissionDecision(Event):
@@ -94,6 +96,8 @@ class PermissionDecision(Event):
     final: Literal["allow", "deny"]
     decided_by: str
     reason: str = ""
+    outside_sandbox: bool = False     # the call runs (or, denied, would have run) outside the sandbox
+    outside_reason: str = ""
 
 
 class Usage(Event):
@@ -179,6 +183,8 @@ class ApprovalRequest(BaseModel):
     destructive: bool = False
     preview: str = ""                 # a diff for edits/writes, the command for bash
     suggested_rule: str | None = None  # the narrowest rule that would allow this call
+    outside_sandbox: bool = False     # approved, it runs outside the sandbox (why: ``outside_reason``)
+    outside_reason: str = ""
 
 
 class ApprovalAnswer(BaseModel):

@@ -166,7 +166,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     session_id = session_id or new_session_id()
     state_dir = project_root / ".axon"
     bus = EventBus()
-    registry = ToolRegistry(sandboxed_specs(builtin_specs(), sandbox.mode))
+    registry = ToolRegistry(sandboxed_specs(builtin_specs(), sandbox.mode, sandbox.leavable))
     extensions = load_extensions(settings, project_root, session_id, registry, bus, loaded.trust)
     from axon_cli.mcp import start_mcp
 
@@ -205,9 +205,9 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
 
 
 def _containment(sandbox: SandboxStatus, checkpointer: Checkpointer) -> Containment:
-    """The facts the policy needs for "sandboxed, undoable"."""
+    """The facts the policy needs for "sandboxed, undoable" and for leaving an ``auto`` sandbox."""
     uncovered = checkpointer.uncovered if isinstance(checkpointer, TurnSnapshots) else None
-    return Containment(confined=sandbox.mode == "workspace-write", uncovered=uncovered)
+    return Containment(confined=sandbox.mode == "workspace-write", uncovered=uncovered, may_leave=sandbox.leavable)
 
 
 def session_callbacks(loaded: LoadedSettings, state_dir: Path, session_id: str, ctx: ToolContext,

@@ -38,6 +38,25 @@ def test_bash_panel_snapshot():
         "╰──────────────────────────────────────────────────────────────────────────────╯\n")
 
 
+def test_bash_panel_says_when_it_runs_outside_the_sandbox():
+    c = console()
+    push = BASH.model_copy(update={"preview": "git push origin main", "outside_sandbox": True,
+                                   "outside_reason": "git push needs the network", "destructive": False,
+                                   "reason": "not read-only"})
+    c.print(approval_panel(push))
+    assert text(c) == (
+        "╭─ allow bash? ────────────────────────────────────────────────────────────────╮\n"
+        "│ git push origin main                                                         │\n"
+        "│                                                                              │\n"
+        "│ why: not read-only                                                           │\n"
+        "│ if approved, it runs outside the sandbox: git push needs the network         │\n"
+        "╰──────────────────────────────────────────────────────────────────────────────╯\n")
+    c = console()
+    c.print(approval_panel(push.model_copy(update={"reason": "runs outside the sandbox: git push needs the network"})))
+    assert "why: runs outside the sandbox: git push needs the network" in text(c)
+    assert text(c).count("outside the sandbox") == 1
+
+
 def test_edit_panel_shows_the_diff():
     c = console()
     c.print(approval_panel(EDIT))

@@ -215,3 +215,33 @@ def test_each_call_id_is_answered_once(setup):
     assert first.ok and late.content == "Error: interrupted by user"
     ends = [e for e in events if isinstance(e, ToolCallEnd)]
     assert [e.call_id for e in ends] == ["same"]
+
+
+def test_an_approved_call_carries_outside_sandbox_to_the_handler_and_the_audit(tmp_path: Path) -> None:
+    from axon_cli.tools.spec import CURRENT_DECISION
+
+    seen: list[Decision | None] = []
+
+    def record(inp: EchoInput, ctx: ToolContext) -> str:
+        seen.append(CURRENT_DECISION.get())
+        return "ran"
+
+    registry = ToolRegistry([spec("leave", record)])
+    ctx = ToolContext(project_root=tmp_path, state_dir=tmp_path / ".axon", session_id="s1", settings=Settings(),
+                      registry=registry)
+    events: list[Event] = []
+    policy = RulePolicy({"leave": Decision("ask", "runs outside the sandbox: git commit writes .git", "mode default",
+                                           outside_sandbox="git commit writes .git")})
+    dispatcher = Dispatcher(registry, ctx, policy=policy, emit=events.append)
+    denied = dispatcher.dispatch(call("leave", {"text": "x"}))
+    assert denied.content.startswith("Permission denied: the user did not approve this call (it would run outside "
+                                     "the sandbox: git commit writes .git): axon run is non-interactive")
+    dispatcher.approver = AutoApprover()
+    assert dispatcher.dispatch(call("leave", {"text": "x"}, "c2")).ok
+    assert len(seen) == 1 and seen[0] is not None and seen[0].outside_sandbox == "git commit writes .git"
+    assert CURRENT_DECISION.get() is None                           # reset after the handler
+    decisions = [e for e in events if isinstance(e, PermissionDecision)]
+    assert [(d.final, d.outside_sandbox, d.outside_reason) for d in decisions] == [
+        ("deny", True, "git commit writes .git"), ("allow", True, "git commit writes .git")]
+    audit = [json.loads(x) for x in (ctx.state_dir / "audit.jsonl").read_text().splitlines()]
+    assert "outside_sandbox" not in audit[0] and audit[1]["outside_sandbox"] == "git commit writes .git"

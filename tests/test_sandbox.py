@@ -310,3 +310,24 @@ def test_sandbox_hide_and_sensitive_files_at_any_depth(root: Path, tmp_path: Pat
         assert secret not in r.content, r.content
     assert "visible" in r.content and "Read-only file system" in r.content
     assert (root / "a" / "b" / "server.key").read_text() == "key-secret\n"
+
+
+def test_the_note_and_the_argument_only_where_the_sandbox_can_be_left() -> None:
+    failed = "touch: cannot touch '/home/u/x': Read-only file system"
+    assert sandbox.explain(failed, "workspace-write") == (
+        "(sandbox: workspace-write: only the project (not .git or .axon) and /tmp are writable)")
+    assert sandbox.explain(failed, "workspace-write", may_leave=True) == (
+        "(sandbox: workspace-write: only the project (not .git or .axon) and /tmp are writable; to run it outside "
+        "the sandbox, call bash again with outside_sandbox: true (the user is asked))")
+    assert sandbox.explain("curl: (6) Could not resolve host: x", "workspace-write", may_leave=True).startswith(
+        "(sandbox: workspace-write: no network access; to run it outside the sandbox")
+    assert sandbox.explain(failed, "off", may_leave=True) is None
+    (plain,) = [s for s in sandbox.sandboxed_specs(builtin_specs(), "workspace-write") if s.name == "bash"]
+    (leaving,) = [s for s in sandbox.sandboxed_specs(builtin_specs(), "workspace-write", True) if s.name == "bash"]
+    assert "outside_sandbox" not in plain.json_schema()["properties"] and "outside_sandbox" not in plain.description
+    assert leaving.json_schema()["properties"]["outside_sandbox"] == {"type": "boolean"}
+    assert leaving.description.endswith("Set outside_sandbox: true to run a command the sandbox blocks (network, "
+                                        "git commit, writes outside the project) outside it; the user is asked first.")
+    assert sandbox.SandboxStatus("auto", "workspace-write", "").leavable
+    assert not sandbox.SandboxStatus("auto", "off", "").leavable
+    assert not sandbox.SandboxStatus("workspace-write", "workspace-write", "").leavable

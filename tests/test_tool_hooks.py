@@ -35,3 +35,13 @@ def test_combine(decision, verdict, behavior):
         assert combined.decided_by == 'PreToolUse hook "guard"'
     if verdict == "allow" and behavior == "allow":
         assert combined.suggested_rule is None and combined.decided_by == 'PreToolUse hook "guard"'
+
+
+def test_a_hook_allow_never_approves_leaving_the_sandbox():
+    leaving = Decision("ask", "runs outside the sandbox: git commit writes .git", "mode default",
+                       outside_sandbox="git commit writes .git")
+    combined = combine(leaving, HookVerdict("allow", "fine", 'PreToolUse hook "guard"'))
+    assert combined == leaving                                     # still asks: only the user, --yes, a rule, yolo
+    allowed = Decision("allow", "yolo", "mode yolo", outside_sandbox="git push needs the network")
+    asked = combine(allowed, HookVerdict("ask", "check", 'PreToolUse hook "guard"'))
+    assert (asked.behavior, asked.outside_sandbox) == ("ask", "git push needs the network")   # kept for the prompt

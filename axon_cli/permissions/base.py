@@ -23,6 +23,8 @@ class Decision:
     destructive: bool = False
     suggested_rule: str | None = None  # the narrowest allow rule covering this call
     needs_snapshot: bool = False      # allowed only because a snapshot can undo it ("sandboxed, undoable")
+    outside_sandbox: str | None = None  # why it runs outside the ``auto`` sandbox once approved (None: inside)
+    stays_sandboxed: str | None = None  # why it never leaves the sandbox (a sensitive path, read-only mode)
 
 
 class PermissionPolicy(Protocol):

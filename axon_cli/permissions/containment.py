@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import DecisionContext
     from axon_cli.permissions.shell import CommandAnalysis, Unit
 
-__all__ = ["Containment", "not_contained", "SANDBOXED_UNDOABLE"]
+__all__ = ["Containment", "not_contained", "file_targets", "operands", "reaches_out", "SANDBOXED_UNDOABLE"]
 
 SANDBOXED_UNDOABLE = "sandboxed, undoable"
 NETWORK = frozenset({
@@ -45,7 +45,9 @@ _ALL_OPERANDS = frozenset({"rm", "rmdir", "unlink", "shred", "truncate", "mv", "
 _DEST_OPERAND = frozenset({"cp", "ln", "install"})
 _OPT_VALUES = {"truncate": {"-s", "--size", "-r", "--reference"}, "cp": {"-t", "-S", "--suffix"},
                "mv": {"-t", "-S", "--suffix"}, "ln": {"-t", "-S", "--suffix"},
-               "install": {"-t", "-m", "-o", "-g", "-S", "--mode", "--owner", "--group"}}
+               "install": {"-t", "-m", "-o", "-g", "-S", "--mode", "--owner", "--group"},
+               "touch": {"-r", "-d", "-t", "--reference", "--date"}, "mkdir": {"-m", "--mode"},
+               "mkfifo": {"-m", "--mode"}}
 
 
 @dataclass(frozen=True)
@@ -53,17 +55,20 @@ class Containment:
     """Facts from the runtime. ``confined``: a sandbox confines every write to the workspace and has
     no network. ``uncovered``: of some absolute paths, those the workspace snapshot could not
     restore, with why (a missing path is covered: there is nothing to lose); None when there is no
-    working snapshot."""
+    working snapshot. ``may_leave``: the sandbox is ``auto`` (not one the user asked for by name), so
+    an approved call that needs more than it allows may run outside it (``sandbox_exit``)."""
 
     confined: bool
     uncovered: Callable[[list[str]], dict[str, str]] | None
+    may_leave: bool = False
 
     @property
     def applies(self) -> bool:
         return self.confined and self.uncovered is not None
 
 
-def _operands(name: str, args: list[str]) -> list[str]:
+def operands(name: str, args: list[str]) -> list[str]:
+    """The non-option arguments of ``name`` (options that take a value skip it)."""
     takes = _OPT_VALUES.get(name, set())
     out: list[str] = []
     i = 0
@@ -95,13 +100,13 @@ def file_targets(argv: list[str]) -> list[str] | None:
     if name == "dd":
         return [a[3:] for a in args if a.startswith("of=")]
     if name == "mv":
-        targets = _target_dir_option(args) + _operands(name, args)
+        targets = _target_dir_option(args) + operands(name, args)
     elif name in _ALL_OPERANDS:
-        targets = _operands(name, args)[-1:] if name == "rsync" else _operands(name, args)
+        targets = operands(name, args)[-1:] if name == "rsync" else operands(name, args)
     elif name in _DEST_OPERAND:
-        targets = _target_dir_option(args) or _operands(name, args)[-1:]
+        targets = _target_dir_option(args) or operands(name, args)[-1:]
     elif name == "chmod":
-        targets = _operands(name, args)[1:]
+        targets = operands(name, args)[1:]
     elif name == "sed" and any(a.startswith("--in-place") or (a[:1] == "-" and a[1:2] != "-" and "i" in a)
                                for a in args):
         skip = script_words(name, args)
@@ -113,28 +118,44 @@ def file_targets(argv: list[str]) -> list[str] | None:
         return None
     else:
         return []
-    if not targets or any(ch in t for t in targets for ch in "$`{}"):
+    if not targets or any(ch in _home_relative(t) for t in targets for ch in "$`{}"):
         return None
     return targets
 
 
-def _beyond(argv: list[str]) -> str | None:
-    """Why this simple command needs the network or acts beyond the workspace."""
+def _home_relative(word: str) -> str:
+    """``word`` without a leading ``$HOME``/``${HOME}`` (which the path resolver expands)."""
+    for var in ("${HOME}", "$HOME"):
+        if word == var or word.startswith(var + "/"):
+            return word[len(var):]
+    return word
+
+
+def reaches_out(argv: list[str]) -> str | None:
+    """Why this simple command needs the network or acts beyond the workspace (git aside: see
+    ``git_effects``)."""
     name, args = command_name(argv), argv[1:]
     words = [a for a in args if not a.startswith("-")]
     if name in NETWORK:
         return f"{name} needs the network"
     if name in BEYOND or name.startswith("mkfs"):
         return f"{name} acts beyond the workspace"
-    if name == "git" and words and words[0] in _GIT_NETWORK:
-        return f"git {words[0]} needs the network"
-    if name == "git" and words and words[0] == "clean":
-        return "git clean deletes files the snapshot does not hold"
     if name in _PUBLISH and words and words[0] in _PUBLISH[name]:
         return f"{name} {words[0]} publishes"
     if name == "rsync" and any(":" in w for w in words):
         return "rsync to a remote host needs the network"
     return None
+
+
+def _beyond(argv: list[str]) -> str | None:
+    """Why this simple command needs the network, acts beyond the workspace or deletes what the
+    snapshot does not hold."""
+    name, words = command_name(argv), [a for a in argv[1:] if not a.startswith("-")]
+    if name == "git" and words and words[0] in _GIT_NETWORK:
+        return f"git {words[0]} needs the network"
+    if name == "git" and words and words[0] == "clean":
+        return "git clean deletes files the snapshot does not hold"
+    return reaches_out(argv)
 
 
 def not_contained(units: list[Unit], ctx: DecisionContext, c: Containment, a: CommandAnalysis) -> str | None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from axon_cli.config import LoadedSettings
 from axon_cli.errors import UsageError
+from axon_cli.permissions.base import Decision
 from axon_cli.permissions.containment import Containment
 from axon_cli.permissions.decide import decide
 from axon_cli.permissions.paths import SENSITIVE_DESCRIPTION, fs_resolver
@@ -59,11 +60,24 @@ def _containment(loaded: LoadedSettings, root: Path) -> Containment | None:
     from axon_cli.snapshots import ProjectSnapshots
 
     try:
-        confined = resolve(loaded.settings.sandbox).mode == "workspace-write"
+        status = resolve(loaded.settings.sandbox)
     except ConfigError:
         return None
     store = ProjectSnapshots.for_settings(root, loaded.settings)
-    return Containment(confined, store.uncovered_now if store.unavailable() is None else None)
+    return Containment(status.mode == "workspace-write", store.uncovered_now if store.unavailable() is None else None,
+                       may_leave=status.leavable)
+
+
+def _sandbox_line(d: Decision, containment: Containment | None) -> str:
+    """Where a shell command runs: inside the sandbox, or outside it (once approved) and why."""
+    if containment is None or not containment.confined:
+        return "none (the command runs unconfined)"
+    if d.outside_sandbox:
+        when = "" if d.behavior == "allow" else "once approved, "
+        return f"{when}runs outside the sandbox ({d.outside_sandbox})"
+    if d.stays_sandboxed:
+        return f"runs inside, even if approved ({d.stays_sandboxed})"
+    return "runs inside" + ("" if containment.may_leave else " (a sandbox asked for by name is never left)")
 
 
 def explain(rule_text: str, loaded: LoadedSettings, root: Path) -> str:
@@ -90,6 +104,7 @@ def explain(rule_text: str, loaded: LoadedSettings, root: Path) -> str:
         lines.append(f"  read-only: {'yes' if a.read_only else 'no'}")
         lines.append("  destructive: " + ("yes (" + ", ".join(a.destructive_reasons) + ")"
                                           if a.destructive else "no"))
+        lines.append("  sandbox: " + _sandbox_line(d, containment))
     else:
         lines.append(f"  category: {category}" + (f" ({source})" if source != "builtin" else ""))
     if d.behavior == "ask" and d.suggested_rule:

@@ -5,16 +5,22 @@ rules apply to the paths a command names (``read_file(.env)`` denied means ``cat
 Rules allow a compound command only if every simple command is allowed by a rule or is itself
 read-only and stays inside the project. A bash allow rule covers the command, not a file it
 redirects output into: that write still asks (except in ``accept-edits``, inside the project).
+
+Under an ``auto`` sandbox, a command that would run outside it (``sandbox_exit``) runs unasked only
+when every simple command that makes it leave is allowed by a rule, or in ``yolo`` mode: otherwise
+it asks, also where "read-only" or "sandboxed, undoable" would have allowed it.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from axon_cli.permissions.base import Decision
 from axon_cli.permissions.containment import SANDBOXED_UNDOABLE, not_contained
 from axon_cli.permissions.paths import PathFacts, sensitive_reason
 from axon_cli.permissions.rules import FILE_TOOLS, Rule, bash_match
+from axon_cli.permissions.sandbox_exit import sandbox_exit
 from axon_cli.permissions.shell import CommandAnalysis, Unit, analyze
 from axon_cli.permissions.shell_readers import version_query
 
@@ -63,12 +69,41 @@ def _file_rule_hit(action: str, analysis: CommandAnalysis, facts: _Facts, ctx: D
     return None
 
 
-def decide_shell(command: str, ctx: DecisionContext, tool: str = "bash") -> Decision:
+def decide_shell(command: str, ctx: DecisionContext, tool: str = "bash", asked: bool = False) -> Decision:
+    """Decide one shell command; ``asked``: the model asked to run it outside the sandbox."""
     a = analyze(command)
-    subject = f'{tool} "{short(command)}"'
+    leavable = ctx.containment is not None and ctx.containment.may_leave
     if not a.parsed:
-        return _unparsed(command, a, ctx, tool, subject)
+        d = _unparsed(command, a, ctx, tool, f'{tool} "{short(command)}"')
+        return replace(d, stays_sandboxed="could not be analysed") if leavable else d
     facts = _Facts(a, ctx)
+    d = _decide_parsed(command, a, facts, ctx, tool)
+    if not leavable or d.behavior == "deny":
+        return d
+    return _settle_exit(d, a, facts, ctx, tool, asked)
+
+
+def _settle_exit(d: Decision, a: CommandAnalysis, facts: _Facts, ctx: DecisionContext, tool: str,
+                 asked: bool) -> Decision:
+    """The decision once leaving the ``auto`` sandbox is considered: an ask says it would run
+    outside; an allow stands only where a rule names every simple command that leaves (or yolo)."""
+    exit_ = sandbox_exit(a, facts.all(), ctx, asked)
+    if exit_.pinned:
+        return replace(d, stays_sandboxed=exit_.pinned)
+    if exit_.why is None:
+        return d
+    if d.behavior == "ask":
+        return replace(d, outside_sandbox=exit_.why)
+    allow = ctx.rules.of("allow", tool)
+    named = [_unit_rule(allow, u) for u in exit_.units]
+    if ctx.mode == "yolo" or (named and all(named) and not d.needs_snapshot):
+        return replace(d, outside_sandbox=exit_.why)
+    return Decision("ask", f"runs outside the sandbox: {exit_.why}", f"mode {ctx.mode}", d.destructive,
+                    _suggest(exit_.units, tool), outside_sandbox=exit_.why)
+
+
+def _decide_parsed(command: str, a: CommandAnalysis, facts: _Facts, ctx: DecisionContext, tool: str) -> Decision:
+    subject = f'{tool} "{short(command)}"'
     destructive = a.destructive
     for action in ("deny", "ask"):
         rules = ctx.rules.of(action, tool)   # type: ignore[arg-type]

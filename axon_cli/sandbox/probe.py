@@ -47,6 +47,12 @@ class SandboxStatus:
         """``auto`` that had to become ``off``."""
         return self.requested == "auto" and self.mode == "off"
 
+    @property
+    def leavable(self) -> bool:
+        """An ``auto`` sandbox that is on: a call approved for it may run outside (an explicit mode,
+        which the user asked for by name, never is left)."""
+        return self.requested == "auto" and self.mode != "off"
+
     def line(self) -> str:
         return f"{self.mode} ({'auto: ' if self.requested == 'auto' else ''}{self.reason})"
 

@@ -1,5 +1,6 @@
-"""What the model and the user are told about the sandbox: the bash tool's extra description, and a
-one-line note when a command's output shows a failure the sandbox caused."""
+"""What the model and the user are told about the sandbox: the bash tool's extra description (and,
+for an ``auto`` sandbox, its ``outside_sandbox`` argument), and a one-line note when a command's
+output shows a failure the sandbox caused."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["describe", "sandboxed_specs", "explain"]
+__all__ = ["describe", "sandboxed_specs", "explain", "EXIT_ARGUMENT"]
 
+EXIT_ARGUMENT = "outside_sandbox"
 _DESCRIPTIONS = {
     "read-only": "Sandbox (read-only): commands cannot write files anywhere except a private /tmp, and "
                  "have no network access. Credential files (~/.ssh, ~/.aws, .env, *.pem, ...) read as empty.",
@@ -17,31 +19,49 @@ _DESCRIPTIONS = {
                        "is no network access. Credential files (~/.ssh, ~/.aws, .env, *.pem, ...) read as "
                        "empty.",
 }
+_LEAVE = ("Set outside_sandbox: true to run a command the sandbox blocks (network, git commit, writes outside "
+          "the project) outside it; the user is asked first.")
 _FS_SIGNS = ("Read-only file system",)
 _NET_SIGNS = ("Network is unreachable", "Could not resolve host", "Temporary failure in name resolution",
               "Name or service not known", "nodename nor servname")
 
 
-def describe(description: str, mode: str) -> str:
+def describe(description: str, mode: str, may_leave: bool = False) -> str:
     """A tool description with the sandbox's rules appended (unchanged for ``off``)."""
     extra = _DESCRIPTIONS.get(mode)
+    if extra and may_leave:
+        extra += " " + _LEAVE
     return f"{description.rstrip()}\n{extra}" if extra else description
 
 
-def sandboxed_specs(specs: Iterable[Any], mode: str) -> list[Any]:
-    """The tool specs with the sandbox's rules added to the ``bash`` description (copies, in order)."""
-    return [dataclasses.replace(s, description=describe(s.description, mode)) if s.name == "bash" and mode != "off"
-            else s for s in specs]
+def _with_exit_argument(spec: Any) -> dict[str, Any]:
+    schema = spec.json_schema()
+    schema["properties"] = {**schema.get("properties", {}), EXIT_ARGUMENT: {"type": "boolean"}}
+    return schema
 
 
-def explain(output: str, mode: str) -> str | None:
-    """A one-line note when ``output`` shows a failure the sandbox likely caused."""
+def sandboxed_specs(specs: Iterable[Any], mode: str, may_leave: bool = False) -> list[Any]:
+    """The tool specs with the sandbox's rules added to the ``bash`` description (copies, in order);
+    with ``may_leave`` (an ``auto`` sandbox that is on) its schema also shows ``outside_sandbox``."""
+    out = []
+    for s in specs:
+        if s.name == "bash" and mode != "off":
+            extra = {"schema_override": _with_exit_argument(s)} if may_leave else {}
+            s = dataclasses.replace(s, description=describe(s.description, mode, may_leave), **extra)
+        out.append(s)
+    return out
+
+
+def explain(output: str, mode: str, may_leave: bool = False) -> str | None:
+    """A one-line note when ``output`` shows a failure the sandbox likely caused; with ``may_leave``
+    it says how to run the command outside the sandbox."""
     if mode == "off":
         return None
+    leave = "; to run it outside the sandbox, call bash again with outside_sandbox: true (the user is asked)"
     if any(sign in output for sign in _FS_SIGNS):
         where = ("only the project (not .git or .axon) and /tmp are writable" if mode == "workspace-write"
                  else "only /tmp is writable")
-        return f"(sandbox: {mode}: {where})"
+        return f"(sandbox: {mode}: {where}{leave if may_leave else ''})"
     if any(sign in output for sign in _NET_SIGNS):
-        return f"(sandbox: {mode}: no network access)"
+        return f"(sandbox: {mode}: no network access{leave if may_leave else ''})"
     return None

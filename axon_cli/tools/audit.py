@@ -3,7 +3,8 @@
 Fields: ``time`` (UTC, ISO 8601 with milliseconds), ``session_id``, ``call_id``, ``tool``, ``input``
 (already masked by dispatch; long strings shortened), ``decision`` (allow | deny | n/a when the
 call failed before the permission check), ``decided_by``, ``duration_ms``, ``result_chars``,
-``truncated``, ``error`` (null on success). A hook run is a line with ``hook`` (the event) instead of
+``truncated``, ``error`` (null on success), and ``outside_sandbox`` (why) for a call that ran outside
+the ``auto`` sandbox. A hook run is a line with ``hook`` (the event) instead of
 ``tool``: ``command``, ``source`` (its config file), ``for_tool``/``for_call_id`` (the call it ran
 for, if any), ``exit_code`` (null when killed), ``outcome`` (ok | block | error | timeout), ``decision``
 (allow | deny | ask | null), ``duration_ms``, ``error``. Each line is one ``write`` on an ``O_APPEND`` file, so
@@ -48,10 +49,12 @@ class AuditLog:
         self._warned = False
 
     def write(self, *, tool: str, call_id: str, input: Any, decision: str, decided_by: str,
-              duration_ms: int, result_chars: int, truncated: bool, error: str | None) -> None:
+              duration_ms: int, result_chars: int, truncated: bool, error: str | None,
+              outside_sandbox: str | None = None) -> None:
         self._append({"call_id": call_id, "tool": tool, "input": shorten(input), "decision": decision,
                       "decided_by": decided_by, "duration_ms": duration_ms, "result_chars": result_chars,
-                      "truncated": truncated, "error": error})
+                      "truncated": truncated, "error": error,
+                      **({"outside_sandbox": outside_sandbox} if outside_sandbox else {})})
 
     def write_hook(self, *, event: str, command: str, source: str, tool: str | None, call_id: str | None,
                    exit_code: int | None, outcome: str, decision: str | None, duration_ms: int,

@@ -35,7 +35,15 @@ from axon_cli.tools.gate import PermissionGate
 from axon_cli.tools.governance import govern
 from axon_cli.tools.masking import mask as default_mask
 from axon_cli.tools.registry import ToolRegistry
-from axon_cli.tools.spec import CURRENT_CALL_ID, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
+from axon_cli.tools.spec import (
+    CURRENT_CALL_ID,
+    CURRENT_DECISION,
+    Cancelled,
+    ToolContext,
+    ToolError,
+    ToolOutput,
+    ToolSpec,
+)
 from axon_cli.tools.tool_hooks import ToolHooks
 from axon_cli.tools.validation import format_validation_error
 
@@ -204,10 +212,11 @@ class Dispatcher:
         return None
 
     def _run_handler(self, p: Prepared) -> ToolOutput:
-        token = CURRENT_CALL_ID.set(p.call.id)
+        token, decided = CURRENT_CALL_ID.set(p.call.id), CURRENT_DECISION.set(p.decision)
         try:
             return self._run_handler_timed(p)
         finally:
+            CURRENT_DECISION.reset(decided)
             CURRENT_CALL_ID.reset(token)
 
     def _run_handler_timed(self, p: Prepared) -> ToolOutput:
@@ -264,9 +273,11 @@ class Dispatcher:
         duration_ms = int((time.monotonic() - started) * 1000)
         behavior = decision.behavior if decision else "n/a"
         decided_by = decision.decided_by if decision else "n/a"
+        outside = decision.outside_sandbox if decision and decision.behavior == "allow" else None
         self.audit.write(tool=call.name, call_id=call.id, input=self._masked_args(args), decision=behavior,
                          decided_by=decided_by, duration_ms=duration_ms, result_chars=len(text),
-                         truncated=governed.truncated, error=self.mask(error) if error else None)
+                         truncated=governed.truncated, error=self.mask(error) if error else None,
+                         outside_sandbox=outside)
         summary = self.mask(output.summary)
         display = output.display
         if display:

@@ -2,7 +2,9 @@
 ``tool_hooks.combine``), and the approver when the result is "ask".
 
 A denial becomes the reason the model reads ("Permission denied: … (rule or mode that decided)");
-an approval with "always" writes the narrowest rule through the policy.
+an approval with "always" writes the narrowest rule through the policy. A call that would run
+outside the sandbox says so in the request, the decision event and a denial; approved, the final
+decision keeps ``outside_sandbox`` for the handler (dispatch carries it there).
 """
 
 from __future__ import annotations
@@ -58,7 +60,9 @@ class PermissionGate:
                              decision.decided_by, decision.destructive)
         self.emit(PermissionDecision(call_id=call_id, name=spec.name, decision=decision.behavior,
                                      final="allow" if final.behavior == "allow" else "deny",
-                                     decided_by=final.decided_by, reason=decision.reason))
+                                     decided_by=final.decided_by, reason=decision.reason,
+                                     outside_sandbox=bool(decision.outside_sandbox),
+                                     outside_reason=decision.outside_sandbox or ""))
         return final
 
     def _ask(self, call_id: str, spec: ToolSpec[Any], tool_input: BaseModel, args: dict[str, Any],
@@ -66,9 +70,11 @@ class PermissionGate:
         request = ApprovalRequest(
             call_id=call_id, tool=spec.name, arguments=args, summary=summary,
             reason=decision.reason, destructive=decision.destructive,
-            preview=self._preview(spec, tool_input), suggested_rule=decision.suggested_rule)
+            preview=self._preview(spec, tool_input), suggested_rule=decision.suggested_rule,
+            outside_sandbox=bool(decision.outside_sandbox), outside_reason=decision.outside_sandbox or "")
         self.emit(ApprovalRequested(call_id=call_id, name=spec.name, reason=decision.reason,
-                                    destructive=decision.destructive))
+                                    destructive=decision.destructive, outside_sandbox=request.outside_sandbox,
+                                    outside_reason=request.outside_reason))
         try:
             answer = self.approver(request)
         except (KeyboardInterrupt, EOFError):
@@ -78,7 +84,8 @@ class PermissionGate:
             answer = ApprovalAnswer(approved=False, message=f"approval failed: {e}")
         if not answer.approved:
             why = f": {answer.message}" if answer.message else ""
-            return Decision("deny", f"Permission denied: the user did not approve this call{why}",
+            outside = f" (it would run outside the sandbox: {decision.outside_sandbox})" if decision.outside_sandbox else ""
+            return Decision("deny", f"Permission denied: the user did not approve this call{outside}{why}",
                             "user", decision.destructive)
         decided_by = "user"
         if answer.remember != "no" and decision.suggested_rule:
@@ -87,7 +94,8 @@ class PermissionGate:
                 decided_by = f"user (always: {decision.suggested_rule})"
             except Exception as e:
                 log.warning("could not remember rule: %s", e)
-        return Decision("allow", "approved by the user", decided_by, decision.destructive)
+        return Decision("allow", "approved by the user", decided_by, decision.destructive,
+                        outside_sandbox=decision.outside_sandbox, stays_sandboxed=decision.stays_sandboxed)
 
     def _preview(self, spec: ToolSpec[Any], tool_input: BaseModel) -> str:
         try:

@@ -14,10 +14,11 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     from axon_cli.config import Settings
     from axon_cli.events import EventSink
+    from axon_cli.permissions.base import Decision
 
 __all__ = [
     "ToolSpec", "ToolContext", "ToolOutput", "ToolError", "Cancelled", "FileState", "Category",
-    "Checkpointer", "InputT", "ToolCatalog", "CURRENT_CALL_ID",
+    "Checkpointer", "InputT", "ToolCatalog", "CURRENT_CALL_ID", "CURRENT_DECISION",
 ]
 
 InputT = TypeVar("InputT", bound=BaseModel)
@@ -27,6 +28,10 @@ Category = Literal["read", "edit", "shell", "other"]
 
 CURRENT_CALL_ID: ContextVar[str] = ContextVar("axon_current_call_id", default="")
 """The id of the tool call a handler is answering (set by dispatch around the handler)."""
+
+CURRENT_DECISION: ContextVar[Decision | None] = ContextVar("axon_current_decision", default=None)
+"""The final permission decision of that call (set by dispatch around the handler): the bash
+handler runs a call outside the ``auto`` sandbox when it says ``outside_sandbox``."""
 
 
 class ToolError(Exception):

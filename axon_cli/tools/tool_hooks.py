@@ -7,7 +7,9 @@ hooks of config.toml. How a hook's verdict combines with the permission policy (
 - a deny from the policy (a deny rule, read-only mode) stays a deny whatever a hook says;
 - a hook ``ask`` makes the approver ask even where the policy would allow;
 - a hook ``allow`` answers a question the *mode* would ask, but not an ask rule nor the
-  sensitive-path floor (the user wrote those down, or they protect secrets): those still ask.
+  sensitive-path floor (the user wrote those down, or they protect secrets), nor whether a call may
+  leave the ``auto`` sandbox (only the user's answer, ``--yes``, an allow rule or ``yolo`` do):
+  those still ask.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ class ToolHooks(Protocol):
 
 def _hook_may_allow(decision: Decision) -> bool:
     asked_by_mode = decision.decided_by.startswith("mode ")
-    return asked_by_mode and "never allowed by a mode alone" not in decision.reason
+    return asked_by_mode and "never allowed by a mode alone" not in decision.reason and not decision.outside_sandbox
 
 
 def combine(decision: Decision, verdict: HookVerdict | None) -> Decision:
@@ -54,7 +56,7 @@ def combine(decision: Decision, verdict: HookVerdict | None) -> Decision:
         return Decision("deny", f"{HOOK_BLOCKED}: {why}", verdict.source, decision.destructive)
     if verdict.decision == "ask" and decision.behavior == "allow":
         why = f"a PreToolUse hook asks: {verdict.reason}" if verdict.reason else "a PreToolUse hook asks"
-        return Decision("ask", why, verdict.source, decision.destructive)
+        return replace(decision, behavior="ask", reason=why, decided_by=verdict.source, needs_snapshot=False)
     if verdict.decision == "allow" and decision.behavior == "ask" and _hook_may_allow(decision):
         return replace(decision, behavior="allow", reason=verdict.reason or "allowed by a PreToolUse hook",
                        decided_by=verdict.source, suggested_rule=None)

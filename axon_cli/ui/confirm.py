@@ -46,11 +46,18 @@ def _body(request: ApprovalRequest) -> RenderableType:
 
 
 def approval_panel(request: ApprovalRequest) -> Panel:
-    """The tool, what it would do (command or diff), why it asks, and whether it is destructive."""
-    why = Text.assemble(("why: ", "dim"), (request.reason or "the permission mode asks", ""))
+    """The tool, what it would do (command or diff), why it asks, whether it is destructive, and
+    whether, approved, it runs outside the sandbox (and why)."""
+    outside = "runs outside the sandbox"
+    reason = request.reason or "the permission mode asks"
+    why = Text.assemble(("why: ", "dim"), (reason, "bold magenta" if reason.startswith(outside) else ""))
     if request.destructive and "destructive" not in request.reason:
         why.append("  ·  ", "dim")
         why.append("destructive", "bold red")
+    if request.outside_sandbox and not reason.startswith(outside):
+        why.append("\nif approved, it ", "dim")
+        why.append(outside, "bold magenta")
+        why.append(f": {request.outside_reason}" if request.outside_reason else "", "magenta")
     title = Text.assemble(("allow ", ""), (request.tool, "bold"), ("?", ""))
     if request.summary and request.tool != "bash":
         title.append(f"  {request.summary[:60]}", "dim")

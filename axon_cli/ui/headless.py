@@ -11,12 +11,13 @@ from typing import Any, TextIO
 from axon_cli.events import (
     Event,
     Notice,
+    PermissionDecision,
     Retrying,
     ToolCallBegin,
     ToolCallEnd,
 )
 
-__all__ = ["TextProgress", "StreamJson", "json_result", "end_line"]
+__all__ = ["TextProgress", "StreamJson", "SandboxExits", "json_result", "end_line"]
 
 DETAIL_CHARS = 300                                       # a failure's message on a progress line
 LINE_CHARS = 600
@@ -29,10 +30,16 @@ class TextProgress:
     def __init__(self, err: TextIO | None = None) -> None:
         self.err = err or sys.stderr
         self._args: dict[str, str] = {}
+        self._outside: dict[str, str] = {}
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ToolCallEnd):
-            self._line(end_line(event, self._args.pop(event.call_id, "")))
+            line = end_line(event, self._args.pop(event.call_id, ""))
+            outside = self._outside.pop(event.call_id, None)
+            self._line(line + (f" [outside the sandbox: {outside}]" if outside else ""))
+        elif isinstance(event, PermissionDecision):
+            if event.outside_sandbox and event.final == "allow":
+                self._outside[event.call_id] = event.outside_reason
         elif isinstance(event, ToolCallBegin):
             self._args[event.call_id] = f"({event.summary})" if event.summary else ""
         elif isinstance(event, Retrying):
@@ -82,6 +89,23 @@ class StreamJson:
             self.out.flush()
         except (OSError, ValueError):
             pass
+
+
+class SandboxExits:
+    """The calls that ran, or were denied but would have run, outside the sandbox: the JSON result's
+    ``outside_sandbox`` list (``call_id``, ``tool``, ``command``, ``reason``, ``approved``)."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self._commands: dict[str, str] = {}
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, ToolCallBegin) and isinstance(event.arguments, dict):
+            self._commands[event.call_id] = str(event.arguments.get("command", event.summary))
+        elif isinstance(event, PermissionDecision) and event.outside_sandbox:
+            self.calls.append({"call_id": event.call_id, "tool": event.name,
+                               "command": self._commands.get(event.call_id, ""), "reason": event.outside_reason,
+                               "approved": event.final == "allow"})
 
 
 def json_result(result: str, is_error: bool, num_turns: int, session_id: str, usage: dict[str, int],

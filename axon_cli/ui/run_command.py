@@ -11,7 +11,7 @@ from axon_cli.core.agent import RunResult
 from axon_cli.events import AutoApprover, DenyApprover, Notice, SessionStarted
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.trust.report import ignored_lines
-from axon_cli.ui.headless import StreamJson, TextProgress, json_result
+from axon_cli.ui.headless import SandboxExits, StreamJson, TextProgress, json_result
 
 __all__ = ["run_task", "EXIT_CODES"]
 
@@ -25,10 +25,13 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     rt = open_session(loaded, project_root, approver, cont=cont, resume=resume)
     for line in ignored_lines(loaded.trust, loaded.trust.assess()):    # what the folder's files wait for
         sys.stderr.write(line + "\n")
+    exits = SandboxExits()
     if output_format == "stream-json":
         rt.bus.subscribe(StreamJson())
     elif output_format == "text":
         rt.bus.subscribe(TextProgress())
+    elif output_format == "json":
+        rt.bus.subscribe(exits)
     rt.bus(SessionStarted(session_id=rt.session_id, model=loaded.settings.model, cwd=str(project_root),
                           mode=loaded.settings.mode, tools=[s.name for s in rt.registry.active()]))
     try:
@@ -43,7 +46,8 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
         sys.stdout.write(json_result(result.result, result.stop_reason != "final", result.num_turns,
                                      rt.session_id, rt.llm.usage.as_dict(),
                                      int((time.monotonic() - started) * 1000),
-                                     **({"cost_usd": round(cost, 6)} if cost is not None else {})) + "\n")
+                                     **({"cost_usd": round(cost, 6)} if cost is not None else {}),
+                                     **({"outside_sandbox": exits.calls} if exits.calls else {})) + "\n")
     elif output_format == "text":
         if result.stop_reason == "final":
             sys.stdout.write(result.result.rstrip("\n") + "\n")

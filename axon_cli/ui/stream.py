@@ -168,6 +168,10 @@ class StreamView:
 
     def _on_permission_decision(self, event: PermissionDecision) -> None:
         entry = self._running.get(event.call_id)
+        if entry is not None and event.outside_sandbox and event.final == "allow":
+            label = f"{entry[0]} · outside the sandbox"
+            self._labels[event.call_id] = label
+            entry = self._running[event.call_id] = (label, entry[1], entry[2])
         if entry is not None and event.call_id in self._asked:   # time the run, not the question
             self._running[event.call_id] = (entry[0], time.monotonic(), entry[2])
         self._resume_now()

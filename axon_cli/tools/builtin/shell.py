@@ -26,12 +26,13 @@ import uuid
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from axon_cli import sandbox
 from axon_cli.errors import ConfigError
 from axon_cli.tools.governance import StreamCapture
 from axon_cli.tools.masking import is_credential_env, mask
-from axon_cli.tools.spec import Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
+from axon_cli.tools.spec import CURRENT_DECISION, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
 
 __all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "kill_tree", "shell_path", "sandbox_mode",
            "NONINTERACTIVE_ENV", "MAX_TIMEOUT", "MAX_RESULT_CHARS", "RUN_MARKER"]
@@ -63,6 +64,7 @@ class BashInput(BaseModel):
     command: str = Field(min_length=1, description="the shell command line")
     timeout: float | None = Field(None, gt=0, le=MAX_TIMEOUT,
                                   description="seconds before the command is killed (default 120, max 600)")
+    outside_sandbox: SkipJsonSchema[bool] = False   # shown (and described) only under an auto sandbox
 
 
 def command_env(environ: dict[str, str] | None = None) -> dict[str, str]:
@@ -216,13 +218,27 @@ def run_command(command: str, ctx: ToolContext, timeout: float) -> ToolOutput:
 
 
 def sandbox_mode(ctx: ToolContext) -> str:
-    """The effective sandbox of this context; a sandbox that was asked for is never skipped."""
+    """The effective sandbox of this call: ``off`` for a call the permission stage approved to run
+    outside an ``auto`` sandbox; a sandbox that was asked for by name is never skipped."""
+    decision = CURRENT_DECISION.get()
+    if decision is not None and decision.outside_sandbox and _requested(ctx) == "auto":
+        return "off"
     if ctx.sandbox is not None:
         return ctx.sandbox
     try:
         return sandbox.resolve(str(getattr(ctx.settings, "sandbox", "off") or "off")).mode
     except ConfigError as e:
         raise ToolError(str(e)) from None
+
+
+def _requested(ctx: ToolContext) -> str:
+    return str(getattr(ctx.settings, "sandbox", "off") or "off")
+
+
+def _may_leave(ctx: ToolContext, mode: str) -> bool:
+    """Whether this call could run outside the sandbox if asked (its failure note says how)."""
+    decision = CURRENT_DECISION.get()
+    return mode != "off" and _requested(ctx) == "auto" and not (decision and decision.stays_sandboxed)
 
 
 def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, timeout: float,
@@ -248,11 +264,12 @@ def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, ti
             capture.close()
     if outcome == "cancelled":
         raise Cancelled()
-    return _result(capture, proc.returncode, outcome == "timeout", timeout, time.monotonic() - started, mode)
+    return _result(capture, proc.returncode, outcome == "timeout", timeout, time.monotonic() - started, mode,
+                   _may_leave(ctx, mode))
 
 
 def _result(capture: StreamCapture, code: int | None, timed_out: bool, timeout: float,
-            elapsed: float, mode: str = "off") -> ToolOutput:
+            elapsed: float, mode: str = "off", may_leave: bool = False) -> ToolOutput:
     body = capture.text() if capture.total else "(no output)"
     if timed_out:
         last = f"timed out after {timeout:g} s, process group killed"
@@ -265,7 +282,7 @@ def _result(capture: StreamCapture, code: int | None, timed_out: bool, timeout: 
         last = f"exit code {code}"
         summary = f"exit {code} in {elapsed:.1f} s"
     text = body + ("" if body.endswith("\n") else "\n") + last
-    note = sandbox.explain(body, mode) if capture.total else None
+    note = sandbox.explain(body, mode, may_leave) if capture.total else None
     if note:
         text += "\n" + note
     display: dict[str, Any] = {"exit_code": code, "timed_out": timed_out, "duration_s": round(elapsed, 3),
