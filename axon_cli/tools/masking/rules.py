@@ -40,23 +40,35 @@ def _replace_secret(m: re.Match[str]) -> str:
     return whole[:m.start("s") - base] + REDACTED + whole[m.end("s") - base:]
 
 
+def _lazy_sub(pattern: str) -> Callable[[str], str]:
+    """A line substitution whose regex is compiled on first use (most rules never meet a candidate
+    line, and compiling the whole table costs more than axon's start-up may)."""
+    compiled: list[re.Pattern[str]] = []
+
+    def sub(line: str) -> str:
+        if not compiled:
+            compiled.append(re.compile(pattern))
+        return compiled[0].sub(_replace_secret, line)
+
+    return sub
+
+
 def _anchors(anchors: str | Sequence[str]) -> tuple[str, ...]:
     return tuple(anchors.split("|")) if isinstance(anchors, str) else tuple(anchors)
 
 
 def token_rule(id: str, pattern: str, anchors: str | Sequence[str], sample: str, source: str = "gitleaks") -> Rule:
     """A self-identifying token (``npm_…``, ``SG.….…``): the match, or its group ``s``, is hidden."""
-    compiled = re.compile(pattern)
-    return Rule(id, _anchors(anchors), lambda line: compiled.sub(_replace_secret, line), sample, source)
+    return Rule(id, _anchors(anchors), _lazy_sub(pattern), sample, source)
 
 
 def keyword_rule(id: str, keywords: str, value: str, sample: str, source: str = "gitleaks") -> Rule:
     """A value of a known shape assigned to a name containing a provider keyword
     (``HEROKU_API = <uuid>``, ``"mailgun": "key-…"``); matching is case-insensitive."""
     names = "|".join(re.escape(k) for k in keywords.split("|"))
-    compiled = re.compile(r"(?i)(?:" + names + r")" + KEYWORD_SEP + r"(?P<s>(?:" + value + r"))" + VALUE_END)
+    pattern = r"(?i)(?:" + names + r")" + KEYWORD_SEP + r"(?P<s>(?:" + value + r"))" + VALUE_END
     anchors = tuple(k.lower() for k in keywords.split("|"))
-    return Rule(id, anchors, lambda line: compiled.sub(_replace_secret, line), sample, source)
+    return Rule(id, anchors, _lazy_sub(pattern), sample, source)
 
 
 def legacy_rule(id: str, anchors: Sequence[str], sub: Callable[[str], str], sample: str) -> Rule:
