@@ -16,6 +16,7 @@ from axon_cli import __version__
 
 if TYPE_CHECKING:
     from axon_cli.config import LoadedSettings
+    from axon_cli.trust.folder import FolderTrust
 
 __all__ = ["app", "main"]
 
@@ -29,6 +30,7 @@ MODE = typer.Option(None, "--mode", help="Permission mode: default | accept-edit
 SANDBOX = typer.Option(None, "--sandbox", help="off | read-only | workspace-write.")
 PROTOCOL = typer.Option(None, "--tool-protocol", help="native | text | auto (text: for small local models).")
 DEBUG = typer.Option(False, "--debug", help="Write a debug log to .axon/debug.log.")
+TRUST = typer.Option(False, "--trust", help="Trust this folder's settings for this run only (env AXON_TRUST=1).")
 
 
 def _version(value: bool) -> None:
@@ -56,10 +58,11 @@ def _project_root() -> Path:
     return find_project_root()
 
 
-def _settings(project_root: Path, **flags: Any) -> LoadedSettings:
+def _settings(project_root: Path, trust_run: bool = False, trust: FolderTrust | None = None,
+              **flags: Any) -> LoadedSettings:
     from axon_cli.config import load_settings
 
-    return load_settings(project_root, flags=flags)
+    return load_settings(project_root, flags=flags, trust_run=trust_run, trust=trust)
 
 
 def _setup_logging(project_root: Path, debug: bool) -> None:
@@ -93,7 +96,7 @@ def _guard(fn: Any) -> Any:
 
 
 @app.command()
-def run(task: Optional[str] = typer.Argument(None, help="The task; '-' or omitted with piped stdin reads it from stdin."),
+def run(task: Optional[str] = typer.Argument(None, help="The task ('-' or omitted with piped stdin: read from stdin); with --command, the command's arguments."),
         model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE,
         sandbox: Optional[str] = SANDBOX, tool_protocol: Optional[str] = PROTOCOL,
         yes: bool = typer.Option(False, "--yes", "-y", help="Approve every call that would ask (never a deny)."),
@@ -101,23 +104,28 @@ def run(task: Optional[str] = typer.Argument(None, help="The task; '-' or omitte
         output_format: str = typer.Option("text", "--output-format", help="text | json | stream-json."),
         cont: bool = typer.Option(False, "--continue", "-c", help="Continue this project's latest session."),
         resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Continue session ID (see `axon sessions`)."),
-        debug: bool = DEBUG) -> None:
+        command: Optional[str] = typer.Option(None, "--command", help="Run custom command NAME (.axon/commands/NAME.md); TASK is its $ARGUMENTS."),
+        debug: bool = DEBUG, trust: bool = TRUST) -> None:
     """Run one task non-interactively and print the answer."""
     if output_format not in ("text", "json", "stream-json"):
         _fail(f"--output-format must be text, json or stream-json (got {output_format!r})", 2)
+    if command is not None and task is None:
+        task = ""                        # a command needs no arguments
     if task is None or task == "-":
         if sys.stdin is None or sys.stdin.isatty():
             _fail("no task: give TASK as an argument, or pipe it on stdin with TASK '-'", 2)
         task = sys.stdin.read()
-    if not task or not task.strip():
+    if command is None and not task.strip():
         _fail("no task: give TASK as an argument, or pipe it on stdin with TASK '-'", 2)
     from axon_cli.ui.run_command import run_task
 
     root = _project_root()
     _setup_logging(root, debug)
     code = _guard(lambda: run_task(
-        _settings(root, model=model, base_url=base_url, mode=mode, sandbox=sandbox, tool_protocol=tool_protocol),
-        root, task or "", yes=yes, max_turns=max_turns, output_format=output_format, cont=cont, resume=resume))
+        _settings(root, trust_run=trust, model=model, base_url=base_url, mode=mode, sandbox=sandbox,
+                  tool_protocol=tool_protocol),
+        root, task, yes=yes, max_turns=max_turns, output_format=output_format, cont=cont, resume=resume,
+        command=command))
     raise typer.Exit(code or 0)
 
 
@@ -126,42 +134,56 @@ def chat(cont: bool = typer.Option(False, "--continue", "-c", help="Resume this 
          resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Resume session ID; without an ID, pick one from a list.",
                                               flag_value="", show_default=False),
          model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE,
-         sandbox: Optional[str] = SANDBOX, tool_protocol: Optional[str] = PROTOCOL, debug: bool = DEBUG) -> None:
+         sandbox: Optional[str] = SANDBOX, tool_protocol: Optional[str] = PROTOCOL, debug: bool = DEBUG,
+         trust: bool = TRUST) -> None:
     """The interactive REPL in the current directory."""
     root = _project_root()
     _setup_logging(root, debug)
     from axon_cli.ui.repl import run_repl
 
-    _guard(lambda: run_repl(
-        _settings(root, model=model, base_url=base_url, mode=mode, sandbox=sandbox, tool_protocol=tool_protocol),
-        root, cont=cont, resume=resume))
+    def body() -> None:
+        from axon_cli.ui.render import make_console
+        from axon_cli.ui.trust_screen import settle_trust
+
+        flags: dict[str, Any] = dict(model=model, base_url=base_url, mode=mode, sandbox=sandbox,
+                                     tool_protocol=tool_protocol)
+        loaded = _settings(root, trust_run=trust, **flags)
+        if settle_trust(loaded.trust, make_console()) in ("remember", "session"):
+            loaded = _settings(root, trust=loaded.trust, **flags)     # now with what the user trusted
+        run_repl(loaded, root, cont=cont, resume=resume)
+    _guard(body)
 
 
 @app.command()
 def tools(model: Optional[str] = MODEL) -> None:
-    """List the tools: active ones first, then deferred ones (activated by tool_search)."""
-    from axon_cli.tools.registry import ToolRegistry
+    """List the tools: active ones first, then deferred ones (activated by tool_search); Python tools
+    with their file."""
+    def body() -> None:
+        from axon_cli.extend.listing import tools_listing
 
-    registry = ToolRegistry.with_builtins()
-    for spec in registry.active():
-        typer.echo(f"{spec.name:<14} {spec.one_line()}")
-    deferred = registry.deferred()
-    if deferred:
-        typer.echo("\ndeferred (found and activated with tool_search):")
-        for spec in deferred:
-            typer.echo(f"{spec.name:<14} {spec.one_line()}")
+        root = _project_root()
+        lines, problems = tools_listing(_settings(root, model=model), root)
+        for line in problems:
+            sys.stderr.write(f"axon: note: {line}\n")
+        typer.echo("\n".join(lines))
+    _guard(body)
 
 
 @app.command("config")
 def config_cmd(model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE) -> None:
     """Print the effective settings and where each value came from."""
     def body() -> None:
+        from axon_cli.trust.report import waiting_lines
+        from axon_cli.trust.widening import CONFIG
+
         loaded = _settings(_project_root(), model=model, base_url=base_url, mode=mode)
         data = loaded.settings.model_dump()
         for key, value in data.items():
             if key == "api_key" and value:
                 value = value[:3] + "…" + value[-4:] if len(value) > 12 else "****"
             typer.echo(f"{key} = {value!r}  # {loaded.source(key)}")
+        for line in waiting_lines(loaded.trust.assess(), lambda item: item.source == CONFIG):
+            typer.echo(line)
     _guard(body)
 
 
@@ -221,6 +243,35 @@ def mcp_list() -> None:
     _guard(body)
 
 
+@app.command("trust")
+def trust_cmd(yes: bool = typer.Option(False, "--yes", "-y", help="Trust what is waiting (remembered in the user's state dir)."),
+              revoke: bool = typer.Option(False, "--revoke", help="Forget this folder's trust."),
+              list_all: bool = typer.Option(False, "--list", help="List every trusted folder.")) -> None:
+    """Show what this folder's files would widen (waiting for trust, or trusted); trust or forget it."""
+    if yes + revoke + list_all > 1:
+        _fail("give one of --yes, --revoke, --list", 2)
+
+    def body() -> None:
+        import os
+
+        from axon_cli.config import folder_trust, trust_requested
+        from axon_cli.trust import report
+
+        if list_all:
+            from axon_cli.trust.store import TrustStore
+
+            typer.echo(report.folders_text(TrustStore()))
+            return
+        trust = folder_trust(_project_root(), for_run=trust_requested(os.environ))
+        if revoke:
+            typer.echo(report.revoked_text(trust, trust.revoke()))
+        elif yes:
+            typer.echo(report.approved_text(trust, trust.approve(trust.assess())))
+        else:
+            typer.echo(report.status_text(trust, trust.assess()))
+    _guard(body)
+
+
 @app.command()
 def init() -> None:
     """Create .axon/ here with a permissions file and a .gitignore for axon's state."""
@@ -232,10 +283,14 @@ def init() -> None:
     perms = state / "permissions.toml"
     created = []
     if not perms.exists():
-        atomic_write(perms, (
-            b'# What axon may do without asking. A rule is tool or tool(pattern); deny > ask > allow > mode.\n'
-            b'# mode = "default"   # default | accept-edits | read-only | yolo\n'
-            b'allow = []\nask = []\ndeny = ["read_file(.env*)", "bash(curl *)"]\n'))
+        from axon_cli.config import folder_trust
+        from axon_cli.trust.widening import PERMISSIONS
+
+        text = ('# What axon may do without asking. A rule is tool or tool(pattern); deny > ask > allow > mode.\n'
+                '# mode = "default"   # default | accept-edits | read-only | yolo\n'
+                'allow = []\nask = []\ndeny = ["read_file(.env*)", "bash(curl *)"]\n')
+        atomic_write(perms, text.encode())
+        _guard(lambda: folder_trust(root).keep_written(PERMISSIONS))   # what axon wrote stays trusted
         created.append("permissions.toml")
     if existed and not created:
         typer.echo(f"already initialised: {state} (permissions.toml kept as it is)")

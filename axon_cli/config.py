@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import os
-import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from axon_cli.errors import ConfigError
+from axon_cli.state import read_toml
+from axon_cli.trust.folder import FolderTrust
+from axon_cli.trust.widening import CONFIG
 
-__all__ = ["Settings", "Price", "McpServerConfig", "LoadedSettings", "load_settings", "user_config_dir",
-           "read_toml", "KEYLESS_HINT"]
+__all__ = ["Settings", "Price", "McpServerConfig", "HookConfig", "HookEvent", "HOOK_EVENTS", "LoadedSettings",
+           "load_settings", "user_config_dir", "read_toml", "KEYLESS_HINT", "trust_requested", "folder_trust"]
 
 Mode = Literal["default", "accept-edits", "read-only", "yolo"]
+HookEvent = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart"]
+HOOK_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart")
 
 
 class Price(BaseModel):
@@ -34,6 +39,28 @@ class McpServerConfig(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers for a url server")
     timeout: float = Field(60.0, gt=0, description="seconds for one tool call")
     startup_timeout: float = Field(10.0, gt=0, description="seconds to connect and list tools")
+
+
+class HookConfig(BaseModel):
+    """One ``[[hooks.EVENT]]`` table: a shell command run at that point of the loop."""
+
+    model_config = ConfigDict(extra="forbid")
+    matcher: str = Field("", description="tool-name regex (PreToolUse/PostToolUse); empty or * = every tool")
+    command: str = Field(min_length=1, description="run by the shell in the project root; JSON on stdin")
+    timeout: float = Field(60.0, gt=0, le=3600, description="seconds before its process group is killed")
+    source: str = Field("", description="the config file that defined it (set by axon when merging)")
+
+    @field_validator("matcher")
+    @classmethod
+    def _regex(cls, value: str) -> str:
+        import re
+
+        if value.strip() not in ("", "*"):
+            try:
+                re.compile(value)
+            except re.error as e:
+                raise ValueError(f"not a valid regular expression ({e})") from None
+        return value
 
 
 class Settings(BaseModel):
@@ -60,6 +87,8 @@ class Settings(BaseModel):
     max_result_chars: int = Field(50_000, ge=1000, description="default cap of a tool result sent to the model")
     prices: dict[str, Price] = Field(default_factory=dict, description="per model, USD per million tokens")
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    hooks: dict[HookEvent, list[HookConfig]] = Field(default_factory=dict,
+                                                     description="user and project hooks add up")
 
 
 ENV_KEYS = {"OPENAI_API_KEY": "api_key", "OPENAI_BASE_URL": "base_url", "AXON_MODEL": "model"}
@@ -71,6 +100,7 @@ class LoadedSettings:
     settings: Settings
     sources: dict[str, str] = field(default_factory=dict)   # key -> "default" | a file | "env X" | "flag"
     files: list[Path] = field(default_factory=list)
+    trust: FolderTrust = field(kw_only=True)    # the project's widening values: in force or waiting
 
     def source(self, key: str) -> str:
         return self.sources.get(key, "default")
@@ -79,20 +109,6 @@ class LoadedSettings:
 def user_config_dir() -> Path:
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "axon"
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: {e}") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
 
 
 def _explain(err: ValidationError, where: str) -> ConfigError:
@@ -106,18 +122,36 @@ def _explain(err: ValidationError, where: str) -> ConfigError:
             close = difflib.get_close_matches(key, list(Settings.model_fields), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else f" (known keys: {', '.join(Settings.model_fields)})"
         return ConfigError(f"{where}: unknown key '{key}'{hint}")
+    if e["loc"][:1] == ("hooks",) and e["loc"][-1] == "[key]":
+        return ConfigError(f"{where}: unknown hook event '{e['loc'][1]}' (one of {', '.join(HOOK_EVENTS)})")
     got = e.get("input")
     return ConfigError(f"{where}: key '{key}': {e['msg'].lower()} (got {got!r})")
 
 
+def trust_requested(env: Mapping[str, str]) -> bool:
+    """``AXON_TRUST=1`` (or true/yes): the folder is trusted for this run."""
+    return env.get("AXON_TRUST", "").strip().lower() in ("1", "true", "yes")
+
+
+def folder_trust(project_root: Path, for_run: bool = False) -> FolderTrust:
+    """The folder's trust, measured against the user's own files (``for_run``: trusted for this run)."""
+    return FolderTrust.load(project_root, user_config_dir(), for_run=for_run,
+                            default_sandbox=Settings.model_fields["sandbox"].default)
+
+
 def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
-                  env: dict[str, str] | None = None) -> LoadedSettings:
-    """Merge the layers; every unknown key or wrong type is one ConfigError naming file and key."""
+                  env: dict[str, str] | None = None, *, trust_run: bool = False,
+                  trust: FolderTrust | None = None) -> LoadedSettings:
+    """Merge the layers; every unknown key or wrong type is one ConfigError naming file and key.
+    The project file's widening values count only where ``trust`` (default: the folder's record;
+    everything the folder holds with ``trust_run`` or ``AXON_TRUST=1``) allows them."""
     env = dict(os.environ) if env is None else env
+    trust = trust or folder_trust(project_root, for_run=trust_run or trust_requested(env))
     merged: dict[str, Any] = {}
     sources: dict[str, str] = {}
     files: list[Path] = []
-    for path in (user_config_dir() / "config.toml", project_root / ".axon" / "config.toml"):
+    project_file = project_root / CONFIG
+    for path in (user_config_dir() / "config.toml", project_file):
         if not path.is_file():
             continue
         data = read_toml(path)
@@ -125,8 +159,12 @@ def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
             Settings.model_validate(data)
         except ValidationError as e:
             raise _explain(e, str(path)) from None
+        if path == project_file:
+            data = trust.in_force(CONFIG, data)
         files.append(path)
         for key, value in data.items():
+            if key == "hooks":            # hooks add up across the files instead of replacing
+                value = _add_hooks(merged.get(key), value, path)
             merged[key] = value
             sources[key] = str(path)
     for var, key in ENV_KEYS.items():
@@ -145,7 +183,15 @@ def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
         if sources.get(key, "").startswith("flag "):
             err.exit_code = 2             # a bad flag value is a usage error (README: exit 2)
         raise err from None
-    return LoadedSettings(settings, sources, files)
+    return LoadedSettings(settings, sources, files, trust=trust)
+
+
+def _add_hooks(earlier: dict[str, Any] | None, tables: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The hooks of earlier files (user) followed by this file's (project); each remembers its file."""
+    out = {event: list(hooks) for event, hooks in (earlier or {}).items()}
+    for event, hooks in tables.items():
+        out.setdefault(event, []).extend({**hook, "source": str(path)} for hook in hooks)
+    return out
 
 
 def endpoint_needs_key(base_url: str | None) -> bool:

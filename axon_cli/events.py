@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 __all__ = [
     "Event", "SessionStarted", "TurnStarted", "AssistantDelta", "AssistantMessage", "ToolCallBegin",
     "ToolCallEnd", "ApprovalRequested", "PermissionDecision", "Usage", "Compacted", "Retrying",
-    "Notice", "TodoUpdated", "TurnComplete", "Error", "EventSink", "ApprovalRequest",
+    "Notice", "TodoUpdated", "SubagentUpdate", "TurnComplete", "Error", "EventSink", "ApprovalRequest",
     "ApprovalAnswer", "Approver", "AutoApprover", "DenyApprover", "null_sink",
 ]
 
@@ -131,6 +131,22 @@ class Notice(Event):
 class TodoUpdated(Event):
     type: Literal["todo_updated"] = "todo_updated"
     todos: list[dict[str, Any]]
+
+
+class SubagentUpdate(Event):
+    """Progress of the sub-agent that the ``task`` call ``parent_call_id`` started (its own tool calls
+    are not separate events: the REPL shows the whole sub-agent as one line)."""
+
+    type: Literal["subagent_update"] = "subagent_update"
+    parent_call_id: str
+    agent: str
+    description: str
+    status: Literal["running", "done", "failed", "interrupted"] = "running"
+    turns: int = 0
+    tool_calls: int = 0
+    last_action: str = ""             # the sub-agent's latest tool call, e.g. "read_file(src/a.py)"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
 
 class TurnComplete(Event):

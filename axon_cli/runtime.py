@@ -17,15 +17,17 @@ from axon_cli.core.llm import LLMClient
 from axon_cli.core.protocol import configure as configure_protocol
 from axon_cli.core.protocol import system_block
 from axon_cli.errors import UsageError
-from axon_cli.events import Approver, Event, EventSink
+from axon_cli.events import Approver, Event, EventSink, Notice
+from axon_cli.extend.subagent import SessionParts
+from axon_cli.extend.wiring import Extensions, add_task_tool, load_extensions
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.sandbox import check_available as check_sandbox
 from axon_cli.sandbox import sandboxed_specs
+from axon_cli.session.callbacks import SessionCallbacks
 from axon_cli.session.checkpoints import FileCheckpointer
 from axon_cli.session.compaction import Compactor
 from axon_cli.session.context import build_system_prompt, gather_context
 from axon_cli.session.cost import CostMeter
-from axon_cli.session.hooks import SessionHooks
 from axon_cli.session.transcript import (
     LoadedTranscript,
     Transcript,
@@ -43,22 +45,36 @@ __all__ = ["Runtime", "build_runtime", "open_session", "EventBus"]
 
 
 class EventBus:
-    """Fans events out to subscribers; a failing subscriber never breaks the core."""
+    """Fans events out to subscribers; a failing subscriber never breaks the core. Events emitted
+    before anyone subscribed (notices while the runtime is built) are kept and handed to the first
+    subscriber, so a frontend that subscribes after ``build_runtime`` still shows them."""
 
     def __init__(self) -> None:
         self._subscribers: list[EventSink] = []
+        self._early: list[Event] = []
 
     def subscribe(self, sink: EventSink) -> None:
         self._subscribers.append(sink)
+        early, self._early = self._early, []
+        for event in early:
+            self._deliver(sink, event)
 
     def __call__(self, event: Event) -> None:
+        if not self._subscribers:
+            if len(self._early) < 200:
+                self._early.append(event)
+            return
         for sink in list(self._subscribers):
-            try:
-                sink(event)
-            except Exception:  # a frontend bug must not stop the agent
-                import logging
+            self._deliver(sink, event)
 
-                logging.getLogger("axon").exception("event subscriber failed")
+    @staticmethod
+    def _deliver(sink: EventSink, event: Event) -> None:
+        try:
+            sink(event)
+        except Exception:  # a frontend bug must not stop the agent
+            import logging
+
+            logging.getLogger("axon").exception("event subscriber failed")
 
 
 @dataclass
@@ -74,43 +90,44 @@ class Runtime:
     llm: LLMClient
     agent: Agent
     extras: dict[str, Any] = field(default_factory=dict)
-    session: SessionHooks | None = None
+    session: SessionCallbacks | None = None
+    extensions: Extensions = field(default_factory=Extensions)
 
-    def _hooks(self) -> SessionHooks:
+    def _callbacks(self) -> SessionCallbacks:
         if self.session is None:
             raise UsageError("this runtime has no session")
         return self.session
 
     def undo(self) -> list[str]:
         """Restore the files axon changed in the last turn (not yet undone); what happened, per file."""
-        hooks = self._hooks()
-        lines = hooks.checkpointer.undo(relative=self.ctx.relative)
+        callbacks = self._callbacks()
+        lines = callbacks.checkpointer.undo(relative=self.ctx.relative)
         changed = [line.strip() for line in lines[1:] if line.strip().startswith(("restored", "deleted"))]
         if changed:
             note = {"role": "user", "content": "[axon: the user undid your file changes of the last turn: "
                     + "; ".join(changed) + ". Read files again before editing them.]"}
             self.agent.messages.append(note)
-            hooks.note(note)
+            callbacks.note(note)
         return lines
 
     def compact(self, focus: str | None = None) -> str:
         """Summarise the history now (``/compact [focus]``); a one-line report."""
-        result = self._hooks().compactor.compact(self.agent, manual=True, focus=focus or None)
+        result = self._callbacks().compactor.compact(self.agent, manual=True, focus=focus or None)
         return result.line() if result else "nothing to compact (the conversation is short, or the summary failed)"
 
     def cost_text(self) -> str:
-        return self._hooks().meter.text(self.llm.usage)
+        return self._callbacks().meter.text(self.llm.usage)
 
     def cost_usd(self) -> float | None:
-        return self._hooks().meter.update(self.llm.usage)
+        return self._callbacks().meter.update(self.llm.usage)
 
     def context_tokens(self) -> int:
         """About how many prompt tokens the next request takes (for a context gauge)."""
-        return self._hooks().compactor.measure(self.agent)
+        return self._callbacks().compactor.measure(self.agent)
 
     def switch_model(self, name: str) -> None:
         self.loaded.settings.model = name
-        self._hooks().meta("model", model=name)
+        self._callbacks().meta("model", model=name)
 
     def close(self) -> None:
         self.agent.close()
@@ -138,6 +155,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     state_dir = project_root / ".axon"
     bus = EventBus()
     registry = ToolRegistry(sandboxed_specs(builtin_specs(), settings.sandbox))
+    extensions = load_extensions(settings, project_root, session_id, registry, bus, loaded.trust)
     from axon_cli.mcp import start_mcp
 
     mcp = start_mcp(loaded, project_root, registry, bus)   # MCP servers connect in the background
@@ -145,25 +163,32 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
                       settings=settings, emit=bus, registry=registry)
     ctx.checkpointer = FileCheckpointer(state_dir, session_id, ctx.file_state)
     policy = make_policy(loaded, project_root)
-    dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus)
+    dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus, hooks=extensions.hooks)
     llm = LLMClient(settings, emit=bus)
     if mcp is not None:
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
-    protocol = configure_protocol(settings, registry, llm, bus)   # tool_protocol + prompt_profile
-    hooks = session_hooks(loaded, state_dir, session_id, ctx, registry, policy, bus, resumed)
     gathered = gather_context(project_root, Path.cwd())
+    add_task_tool(extensions, SessionParts(project_root, session_id, settings, registry, policy,
+                                           lambda: dispatcher.approver, extensions.hooks, llm, ctx.cancel,
+                                           ctx.checkpointer, bus, gathered))
+    protocol = configure_protocol(settings, registry, llm, bus)   # tool_protocol + prompt_profile
+    callbacks = session_callbacks(loaded, state_dir, session_id, ctx, registry, policy, bus, resumed)
+    hook_context = extensions.start_session("resume" if resumed is not None else "startup")
+    for line in extensions.notices:   # broken extension files, failing SessionStart hooks
+        bus(Notice(message=line))
     agent = Agent(llm=llm, registry=registry, dispatcher=dispatcher, ctx=ctx,
                   system_prompt=lambda: (build_system_prompt(project_root, settings, registry,
-                                                             hooks.current_mode(), gathered)
-                                         + system_block(protocol, registry)),
-                  emit=bus, hooks=hooks, protocol=protocol, messages=messages)
+                                                             callbacks.current_mode(), gathered)
+                                         + hook_context + system_block(protocol, registry)),
+                  emit=bus, callbacks=callbacks, protocol=protocol, messages=messages,
+                  turn_hooks=extensions.hooks)
     return Runtime(loaded, project_root, session_id, bus, registry, ctx, policy, dispatcher, llm, agent,
-                   extras={"mcp": mcp} if mcp is not None else {}, session=hooks)
+                   extras={"mcp": mcp} if mcp is not None else {}, session=callbacks, extensions=extensions)
 
 
-def session_hooks(loaded: LoadedSettings, state_dir: Path, session_id: str, ctx: ToolContext,
-                  registry: ToolRegistry, policy: PermissionPolicy, bus: EventBus,
-                  resumed: LoadedTranscript | None) -> SessionHooks:
+def session_callbacks(loaded: LoadedSettings, state_dir: Path, session_id: str, ctx: ToolContext,
+                      registry: ToolRegistry, policy: PermissionPolicy, bus: EventBus,
+                      resumed: LoadedTranscript | None) -> SessionCallbacks:
     """The transcript, checkpoints, compaction and cost of one session (new or resumed)."""
     import time
 
@@ -173,19 +198,19 @@ def session_hooks(loaded: LoadedSettings, state_dir: Path, session_id: str, ctx:
     compactor = Compactor(settings, bus, todos=lambda: ctx.extra.get("todos"))
     checkpointer = ctx.checkpointer
     assert isinstance(checkpointer, FileCheckpointer)
-    hooks = SessionHooks(transcript, checkpointer, compactor, meter, ctx, registry, bus,
-                         lambda: current_mode(policy, settings))
+    callbacks = SessionCallbacks(transcript, checkpointer, compactor, meter, ctx, registry, bus,
+                                 lambda: current_mode(policy, settings))
     if resumed is None:
-        hooks.meta("session", id=session_id, started=time.strftime("%Y-%m-%dT%H:%M:%S"),
+        callbacks.meta("session", id=session_id, started=time.strftime("%Y-%m-%dT%H:%M:%S"),
                    cwd=str(Path.cwd()), model=settings.model)
-        return hooks
+        return callbacks
     transcript.message_count = resumed.message_count
-    hooks.turns = resumed.turns
+    callbacks.turns = resumed.turns
     checkpointer.turn = resumed.turns
     meter.base_prompt, meter.base_completion = resumed.prompt_tokens, resumed.completion_tokens
     with contextlib.suppress(OSError):
         checkpointer.finish_interrupted()
-    return hooks
+    return callbacks
 
 
 def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver, *, cont: bool = False,
@@ -214,7 +239,7 @@ def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver,
     rt = build_runtime(loaded, project_root, approver, session_id=session_id, messages=resumed.messages,
                        resumed=resumed)
     if resumed.mode and not loaded.source("mode").startswith("flag"):
-        rt.policy.set_mode(resumed.mode)
+        _restore_mode(rt, resumed.mode)
     if resumed.activated:
         rt.registry.activate(resumed.activated)
     if resumed.todos is not None:
@@ -222,3 +247,17 @@ def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver,
     if rt.session is not None:
         rt.session.seed(rt.agent.messages, resumed.indexes)
     return rt
+
+
+def _restore_mode(rt: Runtime, mode: str) -> None:
+    """Resume in the session's mode unless it is wider than the mode in force now: a transcript is
+    a project file (a repository can ship one), so it may narrow what axon does, never widen it."""
+    from axon_cli.trust.widening import MODE_ORDER
+
+    now = rt.policy.mode
+    if mode not in MODE_ORDER or MODE_ORDER[mode] <= MODE_ORDER.get(now, 1):
+        if mode in MODE_ORDER:
+            rt.policy.set_mode(mode)
+        return
+    rt.bus(Notice(message=f'this session ran in mode "{mode}"; resumed in "{now}" (a transcript never '
+                          f"widens the mode: use --mode {mode} or /mode {mode})"))

@@ -1,13 +1,17 @@
-"""The project's ``.axon/`` directory: created on first write, kept out of git by itself."""
+"""The project's ``.axon/`` directory (created on first write, kept out of git by itself); atomic writes; TOML reading."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
-__all__ = ["ensure_state_dir", "atomic_write", "find_project_root", "GITIGNORE"]
+from axon_cli.errors import ConfigError
+
+__all__ = ["ensure_state_dir", "atomic_write", "find_project_root", "read_toml", "GITIGNORE"]
 
 GITIGNORE = ("# Written by axon: its state stays out of git, except the shared settings.\n"
              "*\n!/config.toml\n!/permissions.toml\n")
@@ -81,3 +85,17 @@ def find_project_root(start: Path | None = None) -> Path:
         if (candidate / ".axon").is_dir() or (candidate / ".git").exists():
             return candidate
     return start
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None

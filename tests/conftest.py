@@ -21,6 +21,13 @@ def axon_command() -> list[str]:
     return [str(AXON_SCRIPT)] if AXON_SCRIPT.exists() else [sys.executable, "-m", "axon_cli"]
 
 
+@pytest.fixture(autouse=True)
+def _own_trust_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests that load settings in-process read and write folder trust in their own state dir, never
+    the real user's (``axon_env`` leaves it out: a real axon uses the default under the fake HOME)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+
+
 @pytest.fixture
 def server() -> Iterator[ScriptedServer]:
     with ScriptedServer() as srv:
@@ -41,7 +48,7 @@ def project(tmp_path: Path) -> Path:
 def axon_env(project: Path, server: ScriptedServer) -> dict[str, str]:
     home = project.parent / "home"
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "AXON_")) and k not in ("NO_COLOR",)}
+           if not k.startswith(("OPENAI_", "AXON_")) and k not in ("NO_COLOR", "XDG_STATE_HOME")}
     env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_BASE_URL": server.url,
                 "OPENAI_API_KEY": TEST_KEY, "AXON_MODEL": "test-model", "COLUMNS": "100",
                 "PYTHONUNBUFFERED": "1"})

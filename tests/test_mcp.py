@@ -69,7 +69,7 @@ def test_mcp_json_and_config_merge_config_wins(tmp_path: Path, monkeypatch: pyte
     (root / ".axon" / "config.toml").write_text(
         '[mcp_servers.shared]\ncommand = "from-config"\ncwd = "tools"\n'
         '[mcp_servers.remote]\nurl = "http://127.0.0.1:9/mcp"\nheaders = { Authorization = "Bearer ${TOK}" }\n')
-    entries, problems = load_servers(load_settings(root, env={}), root, env={"TOK": "t0k"})
+    entries, problems = load_servers(load_settings(root, env={"AXON_TRUST": "1"}), root, env={"TOK": "t0k"})
     by_name = {e.name: e for e in entries}
     assert set(by_name) == {"shared", "jsononly", "web", "remote"}
     assert by_name["shared"].config.command == "from-config"

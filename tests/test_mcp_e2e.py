@@ -15,6 +15,7 @@ import pytest
 from tests.fakeserver import text_reply, tool_reply
 
 DEMO = str(Path(__file__).parent / "mcp_servers" / "demo_server.py")
+TRUSTED = {"AXON_TRUST": "1"}     # the servers under test are the user's own: their folder is trusted
 
 
 def write_mcp_json(project: Path, **servers: dict[str, object]) -> None:
@@ -32,7 +33,7 @@ def test_mcp_tools_through_axon_run(server, run_axon, project):
                tool_reply(("test__add", {"a": 2, "b": 3}), ("test__fail", {"reason": "nope"}),
                           ("test__leak_secret", {})),
                text_reply("all done"))
-    r = run_axon("run", "use the mcp tools", "--yes", timeout=90)
+    r = run_axon("run", "use the mcp tools", "--yes", timeout=90, env=TRUSTED)
     assert r.code == 0, r.stderr
     assert r.stdout == "all done\n"
     assert "note: MCP server 'broken' failed: command not found: no-such-command-axon-e2e" in r.stderr
@@ -57,7 +58,7 @@ def test_mcp_tools_through_axon_run(server, run_axon, project):
 def test_broken_server_only_still_answers(server, run_axon, project):
     write_mcp_json(project, broken={"command": "no-such-command-axon-e2e"})
     server.add(text_reply("fine"))
-    r = run_axon("run", "hi", "--output-format", "stream-json")
+    r = run_axon("run", "hi", "--output-format", "stream-json", env=TRUSTED)
     assert r.code == 0, r.stderr
     events = [json.loads(line) for line in r.stdout.splitlines()]
     notices = [e["message"] for e in events if e["type"] == "notice"]
@@ -68,7 +69,7 @@ def test_broken_server_only_still_answers(server, run_axon, project):
 def test_mcp_list_command(run_axon, project):
     write_mcp_json(project, test={"command": sys.executable, "args": [DEMO]},
                    broken={"command": "no-such-command-axon-e2e"})
-    r = run_axon("mcp", "list")
+    r = run_axon("mcp", "list", env=TRUSTED)
     assert r.code == 0, r.stderr
     out = r.stdout
     assert "test  (stdio: " in out and "configured in: .mcp.json" in out
@@ -109,7 +110,7 @@ def http_server() -> Iterator[str]:
 def test_mcp_list_over_streamable_http_from_config(run_axon, project, http_server):
     (project / ".axon").mkdir()
     (project / ".axon" / "config.toml").write_text(f'[mcp_servers.web]\nurl = "{http_server}"\n')
-    r = run_axon("mcp", "list")
+    r = run_axon("mcp", "list", env=TRUSTED)
     assert r.code == 0, r.stderr
     assert f"web  (http: http {http_server})" in r.stdout
     assert "configured in: .axon/config.toml" in r.stdout

@@ -7,6 +7,7 @@ import pytest
 from tests.fakeserver import text_reply, tool_reply
 
 PERMS = ".axon/permissions.toml"
+TRUSTED = {"AXON_TRUST": "1"}     # these tests exercise the permission file itself: its folder is trusted
 
 
 def _perms(project, text: str) -> None:
@@ -70,9 +71,9 @@ def test_permission_file_mode_applies_unless_flag_given(server, run_axon, projec
     _perms(project, 'mode = "yolo"\n')
     server.add(tool_reply(("bash", {"command": "touch y.txt"})), text_reply("ok"),
                tool_reply(("bash", {"command": "touch z.txt"})), text_reply("ok"))
-    assert run_axon("run", "a").code == 0
+    assert run_axon("run", "a", env=TRUSTED).code == 0
     assert (project / "y.txt").exists()
-    assert run_axon("run", "b", "--mode", "default").code == 0
+    assert run_axon("run", "b", "--mode", "default", env=TRUSTED).code == 0
     assert not (project / "z.txt").exists()
 
 
@@ -103,7 +104,7 @@ def test_precedence_through_axon_run(server, run_axon, project):
     _perms(project, 'allow = ["bash(touch *)"]\nask = ["bash(touch asked*)"]\ndeny = ["bash(touch denied*)"]\n')
     server.add(tool_reply(("bash", {"command": "touch allowed.txt"}), ("bash", {"command": "touch asked.txt"}),
                           ("bash", {"command": "touch denied.txt"})), text_reply("ok"))
-    r = run_axon("run", "touch things")
+    r = run_axon("run", "touch things", env=TRUSTED)
     assert r.code == 0, r.stderr
     assert (project / "allowed.txt").exists()
     assert not (project / "asked.txt").exists() and not (project / "denied.txt").exists()
@@ -123,7 +124,7 @@ def test_malformed_permission_file_stops_axon(server, run_axon, project):
 
 def test_permissions_command_lists_rules_and_check_explains(run_axon, project):
     _perms(project, '# team rules\nmode = "accept-edits"\nallow = ["bash(pytest *)"]\ndeny = ["bash(git push*)"]\n')
-    r = run_axon("permissions")
+    r = run_axon("permissions", env=TRUSTED)
     assert r.code == 0, r.stderr
     assert "mode: accept-edits  (.axon/permissions.toml)" in r.stdout
     assert "bash(git push*)  # .axon/permissions.toml" in r.stdout

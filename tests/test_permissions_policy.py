@@ -14,6 +14,7 @@ from axon_cli.permissions.paths import fs_resolver
 from axon_cli.permissions.policy import RulePolicy, decide, load_policy
 from axon_cli.permissions.rules import RuleSet, bash_match, load_rules, path_match, rules_from_data
 from axon_cli.tools.spec import ToolContext, ToolSpec
+from axon_cli.trust import FolderTrust
 
 SRC = ".axon/permissions.toml"
 
@@ -218,11 +219,11 @@ def test_user_and_project_files_merge(tmp_path, monkeypatch):
     (conf / "axon" / "permissions.toml").write_text('mode = "yolo"\ndeny = ["bash(curl *)"]\n')
     (root / ".axon" / "permissions.toml").write_text('mode = "accept-edits"\nallow = ["bash(ls)"]\n')
     monkeypatch.setenv("XDG_CONFIG_HOME", str(conf))
-    policy = load_policy(load_settings(root, env={}), root)
+    policy = load_policy(load_settings(root, env={"AXON_TRUST": "1"}), root)
     assert policy.mode == "accept-edits" and policy.mode_source == SRC
     assert [(r.action, r.text) for r in policy.rules_with_sources()] == [("deny", "bash(curl *)"), ("allow", "bash(ls)")]
     assert policy.rules_with_sources()[0].source == str(conf / "axon" / "permissions.toml")
-    flagged = load_policy(load_settings(root, flags={"mode": "read-only"}, env={}), root)
+    flagged = load_policy(load_settings(root, flags={"mode": "read-only"}, env={"AXON_TRUST": "1"}), root)
     assert flagged.mode == "read-only"
 
 
@@ -231,12 +232,13 @@ def test_remember_project_keeps_comments(tmp_path):
     (root / ".axon").mkdir(parents=True)
     f = root / ".axon" / "permissions.toml"
     f.write_text('# keep me\nallow = ["bash(ls)"]  # inline\ndeny = []\n')
-    policy = RulePolicy(load_rules(root, tmp_path / "c"), "default", root, tmp_path)
+    policy = RulePolicy(load_rules(root, tmp_path / "c", FolderTrust(root, for_run=True)), "default", root, tmp_path)
     msg = policy.remember("bash(npm test)", "project")
     assert msg == 'added the allow rule "bash(npm test)" to .axon/permissions.toml'
     text = f.read_text()
     assert "# keep me" in text and "# inline" in text and '"bash(npm test)"' in text
-    assert [r.text for r in load_rules(root, tmp_path / "c").rules] == ["bash(ls)", "bash(npm test)"]
+    assert [r.text for r in load_rules(root, tmp_path / "c", FolderTrust(root, for_run=True)).rules] == [
+        "bash(ls)", "bash(npm test)"]
     assert not [p for p in os.listdir(root / ".axon") if p.endswith(".tmp")]
 
 

@@ -40,7 +40,7 @@ def dispatcher(root: Path, mode: str | None = None, rules: str | None = None) ->
     if rules is not None:
         (root / ".axon").mkdir(exist_ok=True)
         (root / ".axon" / "permissions.toml").write_text(rules)
-    loaded = load_settings(root)
+    loaded = load_settings(root, trust_run=True)       # the rules under test are the user's own
     policy = load_policy(loaded, root)
     if mode:
         policy.set_mode(mode)

@@ -2,7 +2,8 @@
 
 Control flow: ``run`` appends the user's task, then steps until the model answers without tool
 calls (final), ``max_turns`` requests were made, the user interrupts, or the endpoint fails.
-Every tool_call_id gets exactly one answer, whatever happens.
+Every tool_call_id gets exactly one answer, whatever happens. The user's hooks (``TurnHooks``) may
+block a prompt or add context to it, and may send the agent back to work instead of stopping.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from axon_cli.core.callbacks import AgentCallbacks, TurnHooks
 from axon_cli.core.llm import AssistantTurn, LLMClient
 from axon_cli.core.nudges import EMPTY_GAVE_UP, Nudger
 from axon_cli.errors import AxonError
@@ -31,7 +33,7 @@ from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["Agent", "RunResult", "ToolProtocol", "NativeProtocol", "Hooks"]
+__all__ = ["Agent", "RunResult", "ToolProtocol", "NativeProtocol", "AgentCallbacks"]
 
 log = logging.getLogger("axon.agent")
 StopReason = Literal["final", "max_turns", "interrupted", "error"]
@@ -73,37 +75,20 @@ class NativeProtocol:
         return [{"role": "tool", "tool_call_id": r.call_id, "content": r.content} for r in results]
 
 
-class Hooks:
-    """Extension points (session transcript, compaction, cost); each default does nothing."""
-
-    def on_message(self, message: dict[str, Any]) -> None:
-        """A message was appended to the conversation."""
-
-    def before_request(self, agent: Agent) -> None:
-        """About to query the model (compaction looks at ``agent.messages`` here)."""
-
-    def on_context_too_long(self, agent: Agent) -> bool:
-        """The endpoint rejected the request as too long: shrink the history; True to retry once."""
-        return False
-
-    def cost(self, agent: Agent) -> float | None:
-        return None
-
-    def after_turn(self, agent: Agent, result: RunResult) -> None:
-        """A user turn ended (any stop reason)."""
-
-
 class Agent:
     def __init__(self, *, llm: LLMClient, registry: ToolRegistry, dispatcher: Dispatcher, ctx: ToolContext,
-                 system_prompt: str | Callable[[], str], emit: EventSink, hooks: Hooks | None = None,
-                 protocol: ToolProtocol | None = None, messages: list[dict[str, Any]] | None = None) -> None:
+                 system_prompt: str | Callable[[], str], emit: EventSink, callbacks: AgentCallbacks | None = None,
+                 protocol: ToolProtocol | None = None, messages: list[dict[str, Any]] | None = None,
+                 turn_hooks: TurnHooks | None = None, shared_cancel: bool = False) -> None:
         self.llm = llm
         self.registry = registry
         self.dispatcher = dispatcher
         self.ctx = ctx
         self.emit = emit
-        self.hooks = hooks or Hooks()
+        self.callbacks = callbacks or AgentCallbacks()
         self.protocol: ToolProtocol = protocol or NativeProtocol()
+        self.turn_hooks = turn_hooks
+        self.shared_cancel = shared_cancel    # ctx.cancel belongs to a parent agent: never cleared here
         self._system_prompt = system_prompt
         self.messages: list[dict[str, Any]] = list(messages or [])
         if not self.messages:
@@ -118,7 +103,7 @@ class Agent:
 
     def append(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
-        self.hooks.on_message(message)
+        self.callbacks.on_message(message)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -126,16 +111,26 @@ class Agent:
     # -- one user turn ---------------------------------------------------------------------------
     def run(self, task: str, max_turns: int | None = None) -> RunResult:
         limit = max_turns or self.ctx.settings.max_turns
-        self.ctx.cancel.clear()
+        if not self.shared_cancel:
+            self.ctx.cancel.clear()
+        verdict = self.turn_hooks.prompt_submitted(task) if self.turn_hooks is not None else None
+        if verdict is not None and verdict.blocked:
+            why = f"the prompt was blocked by a UserPromptSubmit hook: {verdict.reason or 'no reason given'}"
+            self.emit(Error(message=why))
+            self.emit(TurnComplete(result=why, num_turns=0, stop_reason="error"))
+            return RunResult(why, "error", 0, error=why)
         self.append({"role": "user", "content": task})
+        if verdict is not None and verdict.context:
+            self.append({"role": "user", "content": verdict.context})
         result = self._run_loop(limit)
         self.emit(TurnComplete(result=result.result, num_turns=result.num_turns, stop_reason=result.stop_reason))
-        self.hooks.after_turn(self, result)
+        self.callbacks.after_turn(self, result)
         return result
 
     def _run_loop(self, limit: int) -> RunResult:
         turns = 0
         continued: list[str] = []
+        sent_back = False       # a Stop hook already sent the agent back to work this turn
         nudger = Nudger(getattr(self.protocol, "call_hint", None), bool(self.registry.active()), self.registry,
                         self.ctx)
         try:
@@ -169,6 +164,12 @@ class Agent:
                         self.emit(Notice(message=nudger.reason))
                         self.append({"role": "user", "content": nudge})
                         continue
+                    go_on = self.turn_hooks.about_to_stop(answer, sent_back) if self.turn_hooks else None
+                    if go_on:
+                        sent_back = True
+                        continued.clear()
+                        self.append({"role": "user", "content": go_on})
+                        continue
                     return RunResult(answer, "final", turns)
                 continued.clear()
                 nudger.saw_calls()
@@ -186,7 +187,7 @@ class Agent:
             return RunResult(str(e), "error", turns, error=str(e))
 
     def _query(self) -> AssistantTurn:
-        self.hooks.before_request(self)
+        self.callbacks.before_request(self)
         tools = self.protocol.tools_param(self.registry)
         from axon_cli.errors import ContextTooLong
 
@@ -199,7 +200,7 @@ class Agent:
         try:
             turn = self.llm.complete(self.messages, tools, on_text, on_reasoning)
         except ContextTooLong:
-            if not self.hooks.on_context_too_long(self):
+            if not self.callbacks.on_context_too_long(self):
                 raise
             self.emit(Notice(message="the request was too long; compacted the history and retrying once"))
             turn = self.llm.complete(self.messages, tools, on_text, on_reasoning)
@@ -207,7 +208,7 @@ class Agent:
         self.emit(Usage(prompt_tokens=turn.prompt_tokens, completion_tokens=turn.completion_tokens,
                         total_tokens=turn.prompt_tokens + turn.completion_tokens,
                         session_prompt_tokens=u.prompt_tokens, session_completion_tokens=u.completion_tokens,
-                        cost_usd=self.hooks.cost(self)))
+                        cost_usd=self.callbacks.cost(self)))
         return turn
 
     # -- tool calls ------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from axon_cli.core.llm import AssistantTurn, LLMClient
 from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT
 from axon_cli.core.textcalls import describe_tools, first_sentence, parse_text_calls
 from axon_cli.events import EventSink, Notice
-from axon_cli.session.context import load_template
+from axon_cli.prompts import load_template
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolSpec

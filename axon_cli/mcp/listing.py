@@ -14,6 +14,7 @@ from axon_cli.mcp.client import McpManager, ServerState
 from axon_cli.mcp.servers import describe_target, load_servers
 from axon_cli.mcp.tools import tool_name
 from axon_cli.tools.masking import mask
+from axon_cli.trust.report import waiting_lines
 
 __all__ = ["list_servers_text"]
 
@@ -24,8 +25,9 @@ NONE_CONFIGURED = ("No MCP servers configured. Add [mcp_servers.NAME] (command/a
 def list_servers_text(loaded: LoadedSettings, project_root: Path) -> str:
     entries, problems = load_servers(loaded, project_root)
     lines = [f"warning: {p}" for p in problems]
+    waiting = waiting_lines(loaded.trust.assess(), lambda item: item.kind == "mcp_server")
     if not entries:
-        return "\n".join([*lines, NONE_CONFIGURED])
+        return "\n".join([*lines, *waiting] if waiting else [*lines, NONE_CONFIGURED])
     manager = McpManager(entries).start()
     try:
         manager.wait_ready()
@@ -35,7 +37,7 @@ def list_servers_text(loaded: LoadedSettings, project_root: Path) -> str:
             lines.extend(_server_lines(st, project_root))
     finally:
         manager.close()
-    return mask("\n".join(lines))
+    return mask("\n".join([*lines, *([""] if waiting else []), *waiting]))
 
 
 def _server_lines(st: ServerState, project_root: Path) -> list[str]:

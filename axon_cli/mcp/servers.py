@@ -1,7 +1,9 @@
 """Which MCP servers are configured: ``[mcp_servers.NAME]`` in config.toml and the project's ``.mcp.json``.
 
-Both sources are merged; config.toml wins on the same name. ``${VAR}`` and ``${VAR:-default}`` in
-``command``, ``args``, ``env``, ``cwd``, ``url`` and ``headers`` are expanded from axon's environment.
+Both sources are merged; config.toml wins on the same name. A project server counts only once the
+folder's trust allows it (``loaded.trust``; a pending one is not even validated, let alone started).
+``${VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``env``, ``cwd``, ``url`` and ``headers``
+are expanded from axon's environment.
 A broken entry is reported as one line and skipped; it never stops axon.
 """
 
@@ -11,13 +13,15 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from axon_cli.config import LoadedSettings, McpServerConfig
+from axon_cli.trust.widening import MCP_JSON
 
 __all__ = ["ServerEntry", "load_servers", "read_mcp_json", "expand_vars", "describe_target", "missing_command"]
 
@@ -66,14 +70,20 @@ def _check(name: str, cfg: McpServerConfig, where: str) -> str | None:
     return None
 
 
-def read_mcp_json(path: Path) -> tuple[list[ServerEntry], list[str]]:
-    """The servers of one ``.mcp.json`` and a line for each problem found in it."""
+def read_mcp_json(path: Path, in_force: Callable[[dict[str, Any]], dict[str, Any]]
+                  ) -> tuple[list[ServerEntry], list[str]]:
+    """The servers of one ``.mcp.json`` that ``in_force`` keeps, and a line for each problem found in them."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         return [], [f"{path}: cannot read: {e.strerror}"]
     except ValueError as e:
         return [], [f"{path}: invalid JSON: {e}"]
+    if isinstance(data, dict):
+        kept = in_force(data)
+        if "mcpServers" in data and "mcpServers" not in kept:
+            return [], []             # every server waits for trust
+        data = kept
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         return [], [f"{path}: expected an object with an \"mcpServers\" object"]
@@ -106,9 +116,9 @@ def load_servers(loaded: LoadedSettings, project_root: Path,
     env = os.environ if env is None else env
     entries: dict[str, ServerEntry] = {}
     problems: list[str] = []
-    mcp_json = project_root / ".mcp.json"
+    mcp_json = project_root / MCP_JSON
     if mcp_json.is_file():
-        found, problems = read_mcp_json(mcp_json)
+        found, problems = read_mcp_json(mcp_json, lambda data: loaded.trust.in_force(MCP_JSON, data))
         entries.update((e.name, e) for e in found)
     source = loaded.source("mcp_servers")
     for name, cfg in loaded.settings.mcp_servers.items():

@@ -11,11 +11,13 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from axon_cli.errors import ConfigError
+from axon_cli.errors import AxonError, ConfigError
 from axon_cli.permissions.base import Decision
 from axon_cli.permissions.decide import decide
 from axon_cli.permissions.paths import fs_resolver
 from axon_cli.permissions.rules import MODES, Rule, RuleSet, load_rules, parse_rule
+from axon_cli.trust.folder import FolderTrust
+from axon_cli.trust.widening import PERMISSIONS, allow_item
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RulePolicy", "load_policy", "decide", "resolve_mode", "PROJECT_FILE"]
 
-PROJECT_FILE = ".axon/permissions.toml"
+PROJECT_FILE = PERMISSIONS
 HEADER = ("# What axon may do without asking. A rule is tool or tool(pattern); deny > ask > allow > mode.\n")
 
 
@@ -41,8 +43,9 @@ class RulePolicy:
     """Checks each call against the rules and the mode; remembers "always allow" answers."""
 
     def __init__(self, rules: RuleSet, mode: str, project_root: Path, home: Path | None = None,
-                 mode_source: str = "default") -> None:
+                 mode_source: str = "default", trust: FolderTrust | None = None) -> None:
         self.rules = rules
+        self.trust = trust
         self._mode = mode
         self.mode_source = mode_source
         self.project_root = project_root
@@ -77,8 +80,16 @@ class RulePolicy:
             if parsed not in self.rules.rules:
                 self.rules.rules.append(parsed)
         if scope == "project":
-            return f'added the allow rule "{parsed.text}" to {PROJECT_FILE}'
+            return f'added the allow rule "{parsed.text}" to {PROJECT_FILE}' + self._keep_trusted(parsed.text)
         return f'allowing "{parsed.text}" for the rest of this session'
+
+    def _keep_trusted(self, rule: str) -> str:
+        """The rule the user just approved is trusted: writing it keeps the folder trusted."""
+        try:
+            (self.trust or FolderTrust(self.project_root)).keep([allow_item(rule)])
+        except AxonError as e:
+            return f" (not recorded as trusted: {e}; `axon trust` shows it)"
+        return ""
 
 
 def _append_allow(path: Path, rule: str) -> None:
@@ -108,9 +119,9 @@ def load_policy(loaded: LoadedSettings, project_root: Path) -> RulePolicy:
     """Rules from the user and project permission files, and the effective mode."""
     from axon_cli.config import user_config_dir
 
-    rules = load_rules(project_root, user_config_dir())
+    rules = load_rules(project_root, user_config_dir(), loaded.trust)
     mode, source = resolve_mode(loaded, rules)
     if mode != loaded.settings.mode:
         loaded.settings.mode = mode   # type: ignore[assignment]
         loaded.sources["mode"] = source
-    return RulePolicy(rules, mode, project_root, Path.home(), source)
+    return RulePolicy(rules, mode, project_root, Path.home(), source, trust=loaded.trust)

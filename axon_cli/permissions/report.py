@@ -11,6 +11,8 @@ from axon_cli.errors import UsageError
 from axon_cli.permissions.decide import decide
 from axon_cli.permissions.paths import SENSITIVE_DESCRIPTION, fs_resolver
 from axon_cli.permissions.policy import load_policy
+from axon_cli.trust.report import waiting_lines
+from axon_cli.trust.widening import PERMISSIONS
 
 __all__ = ["show_rules", "explain"]
 
@@ -30,6 +32,7 @@ def show_rules(loaded: LoadedSettings, root: Path) -> str:
         lines += [f"  {r.text:<{width}}  # {r.source}" for r in mine]
     lines.append("precedence: deny > ask > allow > mode")
     lines.append(f"sensitive paths (never allowed by a mode alone): {SENSITIVE_DESCRIPTION}")
+    lines += waiting_lines(loaded.trust.assess(), lambda item: item.source == PERMISSIONS or item.kind == "mode")
     return "\n".join(lines)
 
 

@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from axon_cli.errors import ConfigError
+from axon_cli.state import read_toml
+from axon_cli.trust.folder import FolderTrust
+from axon_cli.trust.widening import PERMISSIONS
 
 __all__ = ["Rule", "RuleSet", "Action", "parse_rule", "load_rules", "rules_from_data", "bash_match",
            "path_match", "display_path", "MODES", "FILE_TOOLS"]
@@ -94,16 +97,20 @@ def rules_from_data(data: dict[str, Any], source: str) -> RuleSet:
     return out
 
 
-def load_rules(project_root: Path, user_dir: Path) -> RuleSet:
-    """The user file, then the project file (the project's ``mode`` wins)."""
-    from axon_cli.config import read_toml
-
+def load_rules(project_root: Path, user_dir: Path, trust: FolderTrust | None = None) -> RuleSet:
+    """The user file, then the project file (the project's ``mode`` wins). Of the project file, only
+    what ``trust`` allows widens (deny and ask rules always count); no ``trust``: the folder's record."""
+    trust = trust or FolderTrust.load(project_root, user_dir)
     merged = RuleSet()
-    for path in (user_dir / "permissions.toml", project_root / ".axon" / "permissions.toml"):
+    project_file = project_root / PERMISSIONS
+    for path in (user_dir / "permissions.toml", project_file):
         if not path.is_file():
             continue
         label = display_path(path, project_root)
-        part = rules_from_data(read_toml(path), label)
+        data = read_toml(path)
+        part = rules_from_data(data, label)             # a malformed file is reported, trusted or not
+        if path == project_file:
+            part = rules_from_data(trust.in_force(PERMISSIONS, data), label)
         merged.rules += part.rules
         merged.files.append(path)
         if part.mode:

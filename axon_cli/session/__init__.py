@@ -1,2 +1,2 @@
-"""One conversation over time: transcript (JSONL), hooks into the agent, checkpoints for /undo,
+"""One conversation over time: transcript (JSONL), callbacks into the agent, checkpoints for /undo,
 compaction, the system-prompt context and cost."""

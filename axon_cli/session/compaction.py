@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from axon_cli.config import Settings
 from axon_cli.errors import LLMError
 from axon_cli.events import Compacted, EventSink, Notice
+from axon_cli.prompts import load_template
 from axon_cli.session.compaction_text import (
     ELIDED_PREFIX,
     SUMMARY_PREFIX,
@@ -34,7 +35,6 @@ from axon_cli.session.compaction_text import (
     render_conversation,
     summary_message,
 )
-from axon_cli.session.context import load_template
 
 if TYPE_CHECKING:
     from axon_cli.core.agent import Agent
@@ -167,7 +167,7 @@ class Compactor:
         tools = agent.registry.openai_tools()
         return approx_tokens(agent.messages) + len(json.dumps(tools)) // 4
 
-    # -- hooks ---------------------------------------------------------------------------------
+    # -- agent callbacks ---------------------------------------------------------------------
     def before_request(self, agent: Agent) -> None:
         if self.measure(agent) > self.trigger:
             self.compact(agent, summarise=self._cooldown == 0)

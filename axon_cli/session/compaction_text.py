@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from axon_cli.session.context import load_template
+from axon_cli.prompts import load_template
 
 __all__ = ["ELIDED_PREFIX", "SUMMARY_PREFIX", "message_chars", "approx_tokens", "elide_arguments",
            "render_conversation", "summary_message", "files_touched", "last_request"]

@@ -13,23 +13,19 @@ import os
 import platform
 import subprocess
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from axon_cli.config import Settings
+from axon_cli.prompts import load_template
 from axon_cli.tools.registry import ToolRegistry
 
-__all__ = ["build_system_prompt", "load_template", "PromptContext", "gather_context", "git_summary",
+__all__ = ["build_system_prompt", "PromptContext", "gather_context", "git_summary",
            "instruction_files", "instructions_block", "INSTRUCTION_NAMES", "MAX_INSTRUCTION_BYTES"]
 
 INSTRUCTION_NAMES = ("AGENTS.md", "AXON.md")
 MAX_INSTRUCTION_BYTES = 32 * 1024
 GIT_TIMEOUT = 2.0
 MAX_STATUS_LINES = 8
-
-
-def load_template(name: str) -> str:
-    return (resources.files("axon_cli") / "prompts" / name).read_text(encoding="utf-8")
 
 
 def _git(args: list[str], cwd: Path) -> str | None:

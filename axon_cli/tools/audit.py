@@ -3,7 +3,10 @@
 Fields: ``time`` (UTC, ISO 8601 with milliseconds), ``session_id``, ``call_id``, ``tool``, ``input``
 (already masked by dispatch; long strings shortened), ``decision`` (allow | deny | n/a when the
 call failed before the permission check), ``decided_by``, ``duration_ms``, ``result_chars``,
-``truncated``, ``error`` (null on success). Each line is one ``write`` on an ``O_APPEND`` file, so
+``truncated``, ``error`` (null on success). A hook run is a line with ``hook`` (the event) instead of
+``tool``: ``command``, ``source`` (its config file), ``for_tool``/``for_call_id`` (the call it ran
+for, if any), ``exit_code`` (null when killed), ``outcome`` (ok | block | error | timeout), ``decision``
+(allow | deny | ask | null), ``duration_ms``, ``error``. Each line is one ``write`` on an ``O_APPEND`` file, so
 lines from concurrent calls or processes never interleave. A failing log never fails a call.
 """
 
@@ -46,12 +49,21 @@ class AuditLog:
 
     def write(self, *, tool: str, call_id: str, input: Any, decision: str, decided_by: str,
               duration_ms: int, result_chars: int, truncated: bool, error: str | None) -> None:
-        record = {
-            "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-            "session_id": self._session_id, "call_id": call_id, "tool": tool, "input": shorten(input),
-            "decision": decision, "decided_by": decided_by, "duration_ms": duration_ms,
-            "result_chars": result_chars, "truncated": truncated, "error": error,
-        }
+        self._append({"call_id": call_id, "tool": tool, "input": shorten(input), "decision": decision,
+                      "decided_by": decided_by, "duration_ms": duration_ms, "result_chars": result_chars,
+                      "truncated": truncated, "error": error})
+
+    def write_hook(self, *, event: str, command: str, source: str, tool: str | None, call_id: str | None,
+                   exit_code: int | None, outcome: str, decision: str | None, duration_ms: int,
+                   error: str | None) -> None:
+        """One hook run (the user's hooks from config.toml)."""
+        self._append({"hook": event, "command": shorten(command), "source": source, "for_tool": tool,
+                      "for_call_id": call_id, "exit_code": exit_code, "outcome": outcome, "decision": decision,
+                      "duration_ms": duration_ms, "error": error})
+
+    def _append(self, fields: dict[str, Any]) -> None:
+        record = {"time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+                  "session_id": self._session_id, **fields}
         line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8", "replace")
         with self._lock:
             try:

@@ -2,6 +2,8 @@
 
 parse JSON → look up spec → validate → permission (deny | ask → approver) → checkpoint →
 handler (timeout, cancellation) → mask secrets → truncate/spill → audit → ToolCallEnd.
+The user's PreToolUse hooks run in the permission stage, PostToolUse hooks after truncation of a
+call that succeeded (``tool_hooks.py``).
 
 ``prepare`` runs the stages up to the permission answer (on the caller's thread: an approver
 may prompt the user); ``execute`` runs the handler and the rest (safe on a worker thread).
@@ -9,6 +11,7 @@ may prompt the user); ``execute`` runs the handler and the rest (safe on a worke
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import threading
@@ -31,7 +34,8 @@ from axon_cli.tools.gate import PermissionGate
 from axon_cli.tools.governance import govern
 from axon_cli.tools.masking import mask as default_mask
 from axon_cli.tools.registry import ToolRegistry
-from axon_cli.tools.spec import Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
+from axon_cli.tools.spec import CURRENT_CALL_ID, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
+from axon_cli.tools.tool_hooks import ToolHooks
 from axon_cli.tools.validation import format_validation_error
 
 __all__ = ["ToolCall", "CallResult", "Prepared", "Dispatcher", "format_validation_error"]
@@ -82,13 +86,14 @@ class Prepared:
 class Dispatcher:
     def __init__(self, registry: ToolRegistry, ctx: ToolContext, *, policy: PermissionPolicy | None = None,
                  approver: Approver | None = None, emit: EventSink | None = None,
-                 audit: AuditLog | None = None, mask: Any = None) -> None:
+                 audit: AuditLog | None = None, mask: Any = None, hooks: ToolHooks | None = None) -> None:
         self.registry = registry
         self.ctx = ctx
         self.emit: EventSink = emit or (lambda _e: None)
         self.audit = audit or AuditLog(ctx.state_dir, ctx.session_id)
         self.mask = mask or default_mask
-        self.gate = PermissionGate(policy or AllowAll(), approver or DenyApprover(), ctx, self.emit, self.mask)
+        self.gate = PermissionGate(policy or AllowAll(), approver or DenyApprover(), ctx, self.emit, self.mask,
+                                   hooks)
         self._begun: set[str] = set()
         self._ended: set[str] = set()
         self._ended_lock = threading.Lock()
@@ -96,6 +101,10 @@ class Dispatcher:
     @property
     def policy(self) -> PermissionPolicy:
         return self.gate.policy
+
+    @property
+    def hooks(self) -> ToolHooks | None:
+        return self.gate.hooks
 
     @property
     def approver(self) -> Approver:
@@ -170,9 +179,16 @@ class Dispatcher:
             output = ToolOutput(f"Error: {type(e).__name__}: {e}", is_error=True, summary="failed")
         if output.is_error:
             error = output.text[:200]
-        return self._finish(p.call, p.started, output, p.args, p.decision, p.spec, error)
+        return self._finish(p.call, p.started, output, p.args, p.decision, p.spec, error, ran=True)
 
     def _run_handler(self, p: Prepared) -> ToolOutput:
+        token = CURRENT_CALL_ID.set(p.call.id)
+        try:
+            return self._run_handler_timed(p)
+        finally:
+            CURRENT_CALL_ID.reset(token)
+
+    def _run_handler_timed(self, p: Prepared) -> ToolOutput:
         timeout = p.spec.timeout
         if timeout is None:
             return _as_output(p.spec.handler(p.tool_input, self.ctx))
@@ -184,7 +200,8 @@ class Dispatcher:
             except BaseException as e:  # handed back to the caller's thread below
                 box["err"] = e
 
-        worker = threading.Thread(target=target, daemon=True, name=f"tool-{p.spec.name}")
+        worker = threading.Thread(target=contextvars.copy_context().run, args=(target,), daemon=True,
+                                  name=f"tool-{p.spec.name}")
         worker.start()
         worker.join(timeout)
         if worker.is_alive():
@@ -202,7 +219,8 @@ class Dispatcher:
         return self._finish(call, started, output, args, decision, spec, message[:200])
 
     def _finish(self, call: ToolCall, started: float, output: ToolOutput, args: Any,
-                decision: Decision | None, spec: ToolSpec[Any] | None, error: str | None) -> CallResult:
+                decision: Decision | None, spec: ToolSpec[Any] | None, error: str | None,
+                ran: bool = False) -> CallResult:
         with self._ended_lock:
             if call.id in self._ended:   # already answered (interrupted); the late result is dropped
                 return CallResult(call.id, call.name, self.mask(output.text), not output.is_error)
@@ -217,6 +235,10 @@ class Dispatcher:
             governed_text, _ = truncate_middle(text, limit)
             governed = type("G", (), {"text": governed_text + f"\n[could not spill: {e}]",
                                       "truncated": True, "spill_path": None})()
+        result_text = governed.text
+        if ran and not output.is_error and self.hooks is not None and isinstance(args, dict):
+            note = self.hooks.after_tool(call.id, call.name, args, governed.text)
+            result_text += f"\n\n{self.mask(note)}" if note else ""
         duration_ms = int((time.monotonic() - started) * 1000)
         behavior = decision.behavior if decision else "n/a"
         decided_by = decision.decided_by if decision else "n/a"
@@ -227,10 +249,10 @@ class Dispatcher:
         display = output.display
         if display:
             display = json.loads(self.mask(json.dumps(display)))
-        self.emit(ToolCallEnd(call_id=call.id, name=call.name, ok=not output.is_error, output=governed.text,
+        self.emit(ToolCallEnd(call_id=call.id, name=call.name, ok=not output.is_error, output=result_text,
                               summary=summary, duration_ms=duration_ms, truncated=governed.truncated,
                               spill_path=governed.spill_path, display=display))
-        return CallResult(call.id, call.name, governed.text, not output.is_error, duration_ms,
+        return CallResult(call.id, call.name, result_text, not output.is_error, duration_ms,
                           governed.truncated, governed.spill_path, behavior, decided_by, display)
 
     def _masked_args(self, args: Any) -> Any:

@@ -1,4 +1,5 @@
-"""The permission stage of dispatch: ask the policy, and the approver when the policy says "ask".
+"""The permission stage of dispatch: ask the policy (and the user's PreToolUse hooks, see
+``tool_hooks.combine``), and the approver when the result is "ask".
 
 A denial becomes the reason the model reads ("Permission denied: … (rule or mode that decided)");
 an approval with "always" writes the narrowest rule through the policy.
@@ -22,6 +23,7 @@ from axon_cli.events import (
 )
 from axon_cli.permissions.base import Decision, PermissionPolicy
 from axon_cli.tools.spec import ToolContext, ToolSpec
+from axon_cli.tools.tool_hooks import ToolHooks, combine
 
 __all__ = ["PermissionGate"]
 
@@ -30,8 +32,9 @@ log = logging.getLogger("axon.dispatch")
 
 class PermissionGate:
     def __init__(self, policy: PermissionPolicy, approver: Approver, ctx: ToolContext, emit: EventSink,
-                 mask: Callable[[str], str]) -> None:
+                 mask: Callable[[str], str], hooks: ToolHooks | None = None) -> None:
         self.policy = policy
+        self.hooks = hooks
         self.approver = approver
         self.ctx = ctx
         self.emit = emit
@@ -45,6 +48,8 @@ class PermissionGate:
         except Exception as e:   # a policy bug must not run the call
             log.exception("permission check failed")
             decision = Decision("deny", f"permission check failed: {e}", "error")
+        if self.hooks is not None:
+            decision = combine(decision, self.hooks.before_tool(call_id, spec.name, args))
         final = decision
         if decision.behavior == "ask":
             final = self._ask(call_id, spec, tool_input, args, decision, summary)

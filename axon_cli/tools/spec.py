@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
@@ -16,13 +17,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ToolSpec", "ToolContext", "ToolOutput", "ToolError", "Cancelled", "FileState", "Category",
-    "Checkpointer", "InputT", "ToolCatalog",
+    "Checkpointer", "InputT", "ToolCatalog", "CURRENT_CALL_ID",
 ]
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
 Category = Literal["read", "edit", "shell", "other"]
 """What a tool does, for the permission policy: reads files, changes files, runs commands, other."""
+
+CURRENT_CALL_ID: ContextVar[str] = ContextVar("axon_current_call_id", default="")
+"""The id of the tool call a handler is answering (set by dispatch around the handler)."""
 
 
 class ToolError(Exception):

@@ -16,17 +16,14 @@ from typing import Any
 
 from prompt_toolkit.completion import Completer, Completion
 
-from axon_cli.tools.masking import mask
+from axon_cli.session.attach import MAX_ATTACH_BYTES, MAX_ATTACH_LINES, expand_mentions
 
 __all__ = ["ReplCompleter", "make_session", "expand_mentions", "project_files", "MAX_ATTACH_BYTES",
            "MAX_ATTACH_LINES"]
 
-MAX_ATTACH_BYTES = 100_000
-MAX_ATTACH_LINES = 2000
 MAX_FILES = 5000
 SKIP_DIRS = {".git", ".axon", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache",
              ".pytest_cache", "dist", "build", ".tox", ".idea", ".cache", "target"}
-_MENTION = re.compile(r"(?:^|(?<=\s))@([^\s@]+)")
 
 
 def project_files(root: Path, limit: int = MAX_FILES) -> list[str]:
@@ -73,55 +70,6 @@ class ReplCompleter(Completer):
         inside = [f for f in files if prefix.lower() in f.lower() and not f.startswith(prefix)]
         for path in (starts + inside)[:50]:
             yield Completion("@" + path, start_position=-len(prefix) - 1)
-
-
-def _read_capped(path: Path) -> tuple[str, str]:
-    """The file's text capped at MAX_ATTACH_BYTES / MAX_ATTACH_LINES, and a note if cut."""
-    with open(path, "rb") as fh:
-        data = fh.read(MAX_ATTACH_BYTES + 1)
-    if b"\0" in data[:8192]:
-        raise ValueError("binary file")
-    text = data[:MAX_ATTACH_BYTES].decode("utf-8", "replace")
-    lines = text.split("\n")
-    note = ""
-    if len(lines) > MAX_ATTACH_LINES or len(data) > MAX_ATTACH_BYTES:
-        lines = lines[:MAX_ATTACH_LINES]
-        note = f"truncated to the first {len(lines)} lines; use read_file with an offset for the rest"
-    return "\n".join(lines), note
-
-
-def expand_mentions(text: str, root: Path) -> tuple[str, list[str]]:
-    """Attach every ``@path`` naming a file inside the project to the message (capped, masked).
-
-    Returns the message to send and one line per mention for the user.
-    """
-    blocks: list[str] = []
-    notes: list[str] = []
-    seen: set[str] = set()
-    root = root.resolve()
-    for m in _MENTION.finditer(text):
-        raw = m.group(1).rstrip(".,;:!?)'\"")
-        path = (root / raw).resolve()
-        if raw in seen or not path.is_file():
-            continue
-        try:
-            path.relative_to(root)
-        except ValueError:
-            notes.append(f"@{raw}: outside the project, not attached")
-            continue
-        seen.add(raw)
-        try:
-            body, note = _read_capped(path)
-        except (OSError, ValueError) as e:
-            notes.append(f"@{raw}: not attached ({e})")
-            continue
-        rel = path.relative_to(root).as_posix()
-        extra = f"\n[{note}]" if note else ""
-        blocks.append(f'<file path="{rel}">\n{mask(body)}{extra}\n</file>')
-        notes.append(f"attached {rel}" + (f" ({note.split(';')[0]})" if note else ""))
-    if not blocks:
-        return text, notes
-    return text + "\n\nAttached files:\n" + "\n".join(blocks), notes
 
 
 def _bindings() -> Any:

@@ -23,6 +23,8 @@ from axon_cli import __version__
 from axon_cli.config import LoadedSettings
 from axon_cli.errors import AxonError
 from axon_cli.events import Approver, SessionStarted
+from axon_cli.extend.command_scope import command_scope
+from axon_cli.extend.commands import CustomCommand, expand_command
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.session.transcript import list_sessions
 from axon_cli.state import ensure_state_dir
@@ -115,13 +117,15 @@ class Repl:
         self.view.cost_usd = None
         rt.bus(SessionStarted(session_id=rt.session_id, model=rt.llm.settings.model, cwd=str(self.project_root),
                               mode=self.current_mode(), tools=[s.name for s in rt.registry.active()]))
+        self.view.sync()   # the start's notices are on screen before the prompt
 
     def start(self, cont: bool, resume: str | None) -> None:
         threading.Thread(target=_warm_up, daemon=True, name="axon-warmup").start()
         if resume == "":
             resume = self._pick_session()
-        self._use(open_runtime(self.loaded, self.project_root, self.approver, cont=cont, resume=resume))
-        self._banner(resumed=bool(cont or resume))
+        rt = open_runtime(self.loaded, self.project_root, self.approver, cont=cont, resume=resume)
+        self._banner(rt, resumed=bool(cont or resume))
+        self._use(rt)   # subscribing shows the notices of the session's start, under the banner
 
     def new_conversation(self) -> None:
         self._use(open_runtime(self.loaded, self.project_root, self.approver))
@@ -174,10 +178,9 @@ class Repl:
     def toolbar(self) -> str:
         return self._status
 
-    def _banner(self, resumed: bool) -> None:
-        rt = self.rt
+    def _banner(self, rt: Runtime, resumed: bool) -> None:
         head = Text.assemble(("axon ", "bold"), (__version__, "dim"), "  ", (rt.llm.settings.model, "cyan"),
-                             ("  mode ", "dim"), (self.current_mode(), "bold"), ("  in ", "dim"),
+                             ("  mode ", "dim"), (rt.policy.mode or rt.loaded.settings.mode, "bold"), ("  in ", "dim"),
                              (str(self.project_root), ""))
         self.console.print(head)
         if resumed:
@@ -221,8 +224,18 @@ class Repl:
             return
         self.run_turn(line)
 
-    def run_turn(self, line: str) -> None:
-        message, notes = expand_mentions(line, self.project_root)
+    def run_custom(self, command: CustomCommand, arguments: str) -> None:
+        """``/NAME args``: the command's template, expanded, as this turn's message (with its model
+        and allowed tools for the turn)."""
+        message, notes = expand_command(command, arguments, self.project_root)
+        print_notice(self.console, f"/{command.name} ({command.source})")
+        for note in notes:
+            print_notice(self.console, note)
+        with command_scope(self.rt.policy, self.rt.llm.settings, command):
+            self.run_turn(message, expand=False)
+
+    def run_turn(self, line: str, expand: bool = True) -> None:
+        message, notes = expand_mentions(line, self.project_root) if expand else (line, [])
         for note in notes:
             print_notice(self.console, note)
         rt = self.rt
@@ -248,7 +261,7 @@ class Repl:
     def _tty_reader(self) -> Any:
         from prompt_toolkit.formatted_text import FormattedText
 
-        completer = ReplCompleter(self.project_root, command_names)
+        completer = ReplCompleter(self.project_root, lambda: command_names(self))
         session = make_session(self.state_dir / "history", completer, self.toolbar)
         message = FormattedText([("ansicyan bold", "› ")])
         return lambda: session.prompt(message)

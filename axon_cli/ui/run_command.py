@@ -7,8 +7,10 @@ import time
 from pathlib import Path
 
 from axon_cli.config import LoadedSettings
-from axon_cli.events import AutoApprover, DenyApprover, SessionStarted
-from axon_cli.runtime import open_session
+from axon_cli.core.agent import RunResult
+from axon_cli.events import AutoApprover, DenyApprover, Notice, SessionStarted
+from axon_cli.runtime import Runtime, open_session
+from axon_cli.trust.report import ignored_lines
 from axon_cli.ui.headless import StreamJson, TextProgress, json_result
 
 __all__ = ["run_task", "EXIT_CODES"]
@@ -17,10 +19,12 @@ EXIT_CODES = {"final": 0, "error": 1, "max_turns": 3, "interrupted": 130}
 
 
 def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool, max_turns: int | None,
-             output_format: str, cont: bool = False, resume: str | None = None) -> int:
+             output_format: str, cont: bool = False, resume: str | None = None, command: str | None = None) -> int:
     started = time.monotonic()
     approver = AutoApprover() if yes else DenyApprover()
     rt = open_session(loaded, project_root, approver, cont=cont, resume=resume)
+    for line in ignored_lines(loaded.trust, loaded.trust.assess()):    # what the folder's files wait for
+        sys.stderr.write(line + "\n")
     if output_format == "stream-json":
         rt.bus.subscribe(StreamJson())
     elif output_format == "text":
@@ -28,7 +32,7 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     rt.bus(SessionStarted(session_id=rt.session_id, model=loaded.settings.model, cwd=str(project_root),
                           mode=loaded.settings.mode, tools=[s.name for s in rt.registry.active()]))
     try:
-        result = rt.agent.run(task, max_turns=max_turns)
+        result = _run(rt, task, max_turns, command)
     finally:
         rt.close()
     code = EXIT_CODES[result.stop_reason]
@@ -49,3 +53,18 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
             sys.stderr.write("axon: interrupted\n")
     sys.stdout.flush()
     return code
+
+
+def _run(rt: Runtime, task: str, max_turns: int | None, command: str | None) -> RunResult:
+    """The task itself, or custom command ``command`` with the task as its arguments."""
+    if command is None:
+        return rt.agent.run(task, max_turns=max_turns)
+    from axon_cli.extend.command_scope import command_scope
+    from axon_cli.extend.commands import expand_command, find_command
+
+    found = find_command(rt.extensions.commands, command)
+    message, notes = expand_command(found, task, rt.project_root)
+    for note in notes:
+        rt.bus(Notice(message=note))
+    with command_scope(rt.policy, rt.llm.settings, found):
+        return rt.agent.run(message, max_turns=max_turns)

@@ -1,4 +1,8 @@
-"""Slash commands of the REPL: ``/help``, ``/mode``, ``/model``, ``/undo``, … and a close-match hint."""
+"""Slash commands of the REPL: ``/help``, ``/mode``, ``/model``, ``/undo``, … and a close-match hint.
+
+After the built-in ones come the custom commands (``.axon/commands/NAME.md`` and the user's
+``commands/``); a built-in command keeps its name if a custom one has the same.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from axon_cli.config import LoadedSettings
+    from axon_cli.extend.commands import CustomCommand
     from axon_cli.runtime import Runtime
 
 __all__ = ["Command", "COMMANDS", "run_slash", "command_names", "MODES"]
@@ -43,6 +48,8 @@ class Repl(Protocol):
 
     def resume(self, session_id: str) -> None: ...
 
+    def run_custom(self, command: CustomCommand, arguments: str) -> None: ...
+
 
 @dataclass(frozen=True)
 class Command:
@@ -57,6 +64,8 @@ def _help(repl: Repl, arg: str) -> None:
     for cmd in COMMANDS.values():
         out.append(f"  /{cmd.name}{' ' + cmd.usage if cmd.usage else ''}".ljust(22), "cyan")
         out.append(cmd.help + "\n")
+    _help_custom(repl, out)
+    _help_extensions(repl, out)
     out.append("\nKeys\n", "bold")
     out.append("  Enter send · Alt-Enter or Esc Enter or Ctrl-J newline · Ctrl-R search history\n"
                "  Ctrl-C stop the running turn (on an empty line: twice to exit) · Ctrl-D exit\n"
@@ -64,6 +73,31 @@ def _help(repl: Repl, arg: str) -> None:
     out.append("\n/undo restores files changed by edit_file and write_file; changes made by bash "
                "commands are not tracked and cannot be undone.", "dim")
     repl.console.print(out)
+
+
+def _help_custom(repl: Repl, out: Text) -> None:
+    commands = repl.rt.extensions.commands.commands
+    if not commands:
+        return
+    out.append("\nCustom commands\n", "bold")
+    for cmd in commands.values():
+        hint = f" {cmd.argument_hint}" if cmd.argument_hint else ""
+        out.append(f"  /{cmd.name}{hint}".ljust(22), "cyan")
+        hidden = " — hidden by the built-in command" if cmd.name.lower() in COMMANDS else ""
+        out.append(cmd.help_line())
+        out.append(f"  ({cmd.source}{hidden})\n", "dim")
+
+
+def _help_extensions(repl: Repl, out: Text) -> None:
+    """One line each for the hooks in force and the sub-agents the ``task`` tool can start."""
+    hooks = {event: len(tables) for event, tables in repl.loaded.settings.hooks.items() if tables}
+    if hooks:
+        out.append("\nHooks  ", "bold")
+        out.append(" · ".join(f"{event} {n}" for event, n in hooks.items()) + "  (axon config shows them)\n")
+    agents = repl.rt.extensions.agents
+    if len(agents) > 1:
+        out.append("\nSub-agents (task tool)  ", "bold")
+        out.append(", ".join(agents) + "\n")
 
 
 def _clear(repl: Repl, arg: str) -> None:
@@ -102,7 +136,8 @@ def _tools(repl: Repl, arg: str) -> None:
     out = Text("Active tools\n", "bold")
     for spec in registry.active():
         out.append(f"  {spec.name:<16}", "cyan")
-        out.append(spec.one_line()[:90] + "\n")
+        out.append(spec.one_line()[:90])
+        out.append(f"  ({spec.source})\n" if spec.source.startswith("python:") else "\n", "dim")
     deferred = registry.deferred()
     if deferred:
         out.append("Deferred (the model activates them with tool_search)\n", "bold")
@@ -160,17 +195,29 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
 ALIASES = {"quit": "exit", "q": "exit", "?": "help", "new": "clear"}
 
 
-def command_names() -> list[tuple[str, str]]:
-    return [(c.name, c.help) for c in COMMANDS.values()]
+def command_names(repl: Repl | None = None) -> list[tuple[str, str]]:
+    """``(name, help)`` of the built-in commands, then of the custom ones (for completion)."""
+    names = [(c.name, c.help) for c in COMMANDS.values()]
+    if repl is not None:
+        names += [(c.name, c.help_line()) for c in repl.rt.extensions.commands.commands.values()
+                  if c.name.lower() not in COMMANDS]
+    return names
 
 
 def run_slash(repl: Repl, line: str) -> None:
     """Run one ``/command [arg]``; an unknown command suggests the closest; errors are one line."""
-    name, _, arg = line[1:].strip().partition(" ")
-    name = ALIASES.get(name.lower(), name.lower())
+    typed, _, arg = line[1:].strip().partition(" ")
+    name = ALIASES.get(typed.lower(), typed.lower())
     cmd = COMMANDS.get(name)
+    custom = repl.rt.extensions.commands
+    if cmd is None and (typed in custom.commands or name in custom.commands):
+        repl.run_custom(custom.commands.get(typed) or custom.commands[name], arg.strip())
+        return
+    if cmd is None and (typed in custom.unloaded or name in custom.unloaded):
+        print_error(repl.console, f"/{typed}: {custom.unloaded.get(typed) or custom.unloaded[name]}")
+        return
     if cmd is None:
-        close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.5)
+        close = difflib.get_close_matches(name, [*COMMANDS, *custom.commands], n=1, cutoff=0.5)
         hint = f" — did you mean /{close[0]}?" if close else ""
         print_error(repl.console, f"unknown command /{name}{hint} (/help lists them)")
         return

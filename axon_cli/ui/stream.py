@@ -39,6 +39,7 @@ from axon_cli.events import (
     Notice,
     PermissionDecision,
     Retrying,
+    SubagentUpdate,
     TodoUpdated,
     ToolCallBegin,
     ToolCallEnd,
@@ -182,6 +183,17 @@ class StreamView:
         # an approved change was just shown in the question: do not repeat its diff
         print_tool_end(self.console, event.name, label, event.ok, event.summary, event.output,
                        duration, {} if asked else event.display, event.spill_path)
+
+    def _on_subagent_update(self, event: SubagentUpdate) -> None:
+        """A ``task`` call's one line shows its sub-agent's progress (its calls are not shown)."""
+        entry = self._running.get(event.parent_call_id)
+        base = self._labels.get(event.parent_call_id)
+        if entry is None or base is None:
+            return
+        progress = f"{event.tool_calls} tool call{'s' if event.tool_calls != 1 else ''}"
+        if event.last_action:
+            progress += f" · {event.last_action}"
+        self._running[event.parent_call_id] = (f"{base} · {progress}"[:110], entry[1], entry[2])
 
     def _on_todo_updated(self, event: TodoUpdated) -> None:
         if event.todos != self._todos:

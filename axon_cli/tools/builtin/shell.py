@@ -33,8 +33,8 @@ from axon_cli.tools.capture import StreamCapture
 from axon_cli.tools.masking import default_masker, is_credential_env
 from axon_cli.tools.spec import Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
 
-__all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "NONINTERACTIVE_ENV",
-           "MAX_TIMEOUT", "MAX_RESULT_CHARS", "RUN_MARKER"]
+__all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "kill_tree", "shell_path",
+           "NONINTERACTIVE_ENV", "MAX_TIMEOUT", "MAX_RESULT_CHARS", "RUN_MARKER"]
 
 MAX_TIMEOUT = 600.0
 MAX_RESULT_CHARS = 30_000
@@ -73,7 +73,7 @@ def command_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def _shell() -> str:
+def shell_path() -> str:
     return shutil.which("bash") or "/bin/sh"
 
 
@@ -124,7 +124,7 @@ def _signal_all(pgid: int, run_id: str, sig: int) -> bool:
     return bool(pids)
 
 
-def _kill_tree(proc: subprocess.Popen[bytes], run_id: str) -> None:
+def kill_tree(proc: subprocess.Popen[bytes], run_id: str) -> None:
     """SIGTERM (+SIGCONT for stopped ones) to everything the command started; SIGKILL after a grace."""
     if _signal_all(proc.pid, run_id, signal.SIGTERM):
         _signal_all(proc.pid, run_id, signal.SIGCONT)
@@ -214,7 +214,7 @@ def run_command(command: str, ctx: ToolContext, timeout: float) -> ToolOutput:
         sandbox.check_available(mode)
     except ConfigError as e:
         raise ToolError(str(e)) from None
-    argv = sandbox.wrap_command([_shell(), "-c", command], mode, ctx.project_root, home=env.get("HOME"))
+    argv = sandbox.wrap_command([shell_path(), "-c", command], mode, ctx.project_root, home=env.get("HOME"))
     capture = StreamCapture(MAX_RESULT_CHARS - FOOTER_RESERVE, ctx.state_dir, "bash", default_masker())
     started = time.monotonic()
     try:
@@ -228,7 +228,7 @@ def run_command(command: str, ctx: ToolContext, timeout: float) -> ToolOutput:
     try:
         outcome = _pump(proc, capture, ctx, started + timeout)
     finally:
-        _kill_tree(proc, run_id)          # always: nothing the command started outlives the call
+        kill_tree(proc, run_id)          # always: nothing the command started outlives the call
         try:
             _drain(proc, capture)
         finally:

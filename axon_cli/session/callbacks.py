@@ -1,7 +1,7 @@
-"""The agent hooks of a session: transcript lines, turn boundaries for checkpoints, compaction,
+"""The agent callbacks of a session: transcript lines, turn boundaries for checkpoints, compaction,
 the system prompt kept current, and usage and cost accounting.
 
-One ``SessionHooks`` per runtime. Writing the transcript never breaks the agent: a failing write
+One ``SessionCallbacks`` per runtime. Writing the transcript never breaks the agent: a failing write
 (disk full, read-only directory) becomes one Notice and the session goes on unrecorded.
 """
 
@@ -11,7 +11,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from axon_cli.core.agent import Hooks, RunResult
+from axon_cli.core.agent import RunResult
+from axon_cli.core.callbacks import AgentCallbacks
 from axon_cli.events import EventSink, Notice
 from axon_cli.session.checkpoints import FileCheckpointer
 from axon_cli.session.compaction import CompactionResult, Compactor
@@ -23,10 +24,10 @@ from axon_cli.tools.spec import ToolContext
 if TYPE_CHECKING:
     from axon_cli.core.agent import Agent
 
-__all__ = ["SessionHooks"]
+__all__ = ["SessionCallbacks"]
 
 
-class SessionHooks(Hooks):
+class SessionCallbacks(AgentCallbacks):
     def __init__(self, transcript: Transcript, checkpointer: FileCheckpointer, compactor: Compactor,
                  meter: CostMeter, ctx: ToolContext, registry: ToolRegistry, emit: EventSink,
                  current_mode: Callable[[], str], turns: int = 0) -> None:
@@ -69,7 +70,7 @@ class SessionHooks(Hooks):
         self._state = {"mode": self.current_mode(), "tools": self.registry.activated(),
                        "todos": self.ctx.extra.get("todos")}
 
-    # -- hooks ---------------------------------------------------------------------------------
+    # -- agent callbacks ---------------------------------------------------------------------
     def on_message(self, message: dict[str, Any]) -> None:
         if message.get("role") == "user" and not self.in_turn:
             self.in_turn = True

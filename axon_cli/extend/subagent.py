@@ -1,0 +1,156 @@
+"""One sub-agent: a nested ``Agent`` with its own messages, context and tools, for one ``task`` call.
+
+What it shares with the session, so it can never do more than the parent could: the permission
+policy and the approver (every call is checked and asked about as the parent's would be), the
+user's PreToolUse/PostToolUse hooks, the checkpointer (``/undo`` restores its edits), the audit
+log, and the cancel event (Ctrl-C stops every running sub-agent). What is its own: the messages,
+the record of files read (read-before-edit), the tool registry (its definition's tools, never
+``task`` itself), and a model client (its own model, if the definition names one; the quirks the
+parent's client learned about the endpoint are copied). Its usage is added to the session's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from axon_cli.config import Settings
+from axon_cli.core.agent import Agent, RunResult
+from axon_cli.core.callbacks import AgentCallbacks
+from axon_cli.core.llm import LLMClient
+from axon_cli.core.protocol import make_protocol, system_block
+from axon_cli.events import ApprovalAnswer, ApprovalRequest, Approver, EventSink
+from axon_cli.extend.agents import AgentDefinition
+from axon_cli.extend.subagent_progress import ProgressSink
+from axon_cli.permissions.base import PermissionPolicy
+from axon_cli.session.context import PromptContext, build_system_prompt, load_template
+from axon_cli.tools.dispatch import Dispatcher
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import Cancelled, Checkpointer, ToolContext, ToolError, ToolOutput
+from axon_cli.tools.tool_hooks import ToolHooks
+
+__all__ = ["SessionParts", "run_subagent", "EXCLUDED_TOOLS"]
+
+EXCLUDED_TOOLS = ("task", "tool_search")   # no nesting; a sub-agent's tools are all active already
+
+
+@dataclass
+class SessionParts:
+    """What every sub-agent of a session shares with it."""
+
+    project_root: Path
+    session_id: str
+    settings: Settings
+    registry: ToolRegistry
+    policy: PermissionPolicy
+    approver: Callable[[], Approver]       # the current approver (the REPL may replace it)
+    hooks: ToolHooks | None
+    llm: LLMClient
+    cancel: threading.Event
+    checkpointer: Checkpointer
+    emit: EventSink
+    gathered: PromptContext              # the environment and AGENTS.md, gathered once per session
+    usage_lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+
+class _StopWhenCancelled(AgentCallbacks):
+    def __init__(self, cancel: threading.Event) -> None:
+        self.cancel = cancel
+
+    def before_request(self, agent: Agent) -> None:
+        if self.cancel.is_set():
+            raise Cancelled()
+
+
+def _registry(parts: SessionParts, names: tuple[str, ...]) -> tuple[ToolRegistry, list[str]]:
+    specs, missing = [], []
+    for name in dict.fromkeys(names):
+        spec = parts.registry.get(name)
+        if spec is None or name in EXCLUDED_TOOLS:
+            missing.append(name)
+        else:
+            specs.append(dataclasses.replace(spec, deferred=False))
+    return ToolRegistry(specs), missing
+
+
+def _client(parts: SessionParts, settings: Settings, emit: EventSink) -> LLMClient:
+    llm = LLMClient(settings, emit=emit)
+    parent = parts.llm
+    llm.dropped_params = set(parent.dropped_params)
+    llm.streaming, llm.null_content = parent.streaming, parent.null_content
+    llm.extra_params = dict(parent.extra_params)
+    return llm
+
+
+def _system_prompt(parts: SessionParts, settings: Settings, registry: ToolRegistry, definition: AgentDefinition,
+                   protocol: Any) -> str:
+    base = build_system_prompt(parts.project_root, settings, registry, parts.policy.mode, parts.gathered)
+    role = load_template("subagent.md").format(role=definition.role or "")
+    return f"{base.rstrip()}\n\n{role.strip()}\n" + system_block(protocol, registry)
+
+
+def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, description: str,
+                 call_id: str) -> ToolOutput:
+    """Run the sub-agent to its final answer; the answer (and usage) is the task call's result."""
+    settings = parts.settings.model_copy(update={"model": definition.model} if definition.model else {})
+    registry, missing = _registry(parts, definition.tools)
+    sink = ProgressSink(parts.emit, parts.cancel, call_id, definition.name, description)
+    if missing:
+        sink.note(f"agent {definition.name} ({definition.source}): tools not available to it: {', '.join(missing)}")
+    ctx = ToolContext(project_root=parts.project_root, state_dir=parts.project_root / ".axon",
+                      session_id=parts.session_id, settings=settings, cancel=parts.cancel, emit=sink,
+                      registry=registry, checkpointer=parts.checkpointer)
+    llm = _client(parts, settings, sink)
+    protocol = make_protocol(settings, registry, sink)
+    dispatcher = Dispatcher(registry, ctx, policy=parts.policy, approver=_saying_who(parts.approver(), description),
+                            emit=sink, hooks=parts.hooks)
+    agent = Agent(llm=llm, registry=registry, dispatcher=dispatcher, ctx=ctx, emit=sink, protocol=protocol,
+                  system_prompt=_system_prompt(parts, settings, registry, definition, protocol),
+                  callbacks=_StopWhenCancelled(parts.cancel), shared_cancel=True)
+    try:
+        result = agent.run(prompt, max_turns=definition.max_turns)
+    except Cancelled:
+        result = RunResult("interrupted by user", "interrupted", 0)
+    finally:
+        agent.close()
+        _add_usage(parts, llm)
+    sink.finish(result.stop_reason)
+    return _output(result, definition, sink, llm)
+
+
+def _saying_who(approver: Approver, description: str) -> Approver:
+    """The session's approver, with the question saying which sub-agent asks."""
+    def ask(request: ApprovalRequest) -> ApprovalAnswer:
+        why = f"{request.reason} (asked by the sub-agent \"{description}\")"
+        return approver(request.model_copy(update={"reason": why}))
+    return ask
+
+
+def _add_usage(parts: SessionParts, llm: LLMClient) -> None:
+    with parts.usage_lock:
+        parts.llm.usage.prompt_tokens += llm.usage.prompt_tokens
+        parts.llm.usage.completion_tokens += llm.usage.completion_tokens
+
+
+def _output(result: RunResult, definition: AgentDefinition, sink: ProgressSink, llm: LLMClient) -> ToolOutput:
+    usage = llm.usage
+    stats = (f"{sink.turns} turn{'s' if sink.turns != 1 else ''}, {sink.tool_calls} tool call"
+             f"{'s' if sink.tool_calls != 1 else ''}, {usage.prompt_tokens} prompt + "
+             f"{usage.completion_tokens} completion tokens")
+    if result.stop_reason == "interrupted":
+        raise Cancelled()
+    if result.stop_reason == "error":
+        raise ToolError(f"the sub-agent failed: {result.error or result.result}")
+    if result.stop_reason == "max_turns":
+        return ToolOutput(f"The sub-agent ({definition.name}) reached its limit of {definition.max_turns} turns "
+                          f"without a final answer ({stats}).", is_error=True,
+                          summary=f"no answer within {definition.max_turns} turns")
+    footer = f"\n\n[sub-agent {definition.name}: {stats}]"
+    return ToolOutput(result.result.strip() + footer, summary=f"answered ({stats})",
+                      display={"agent": definition.name, "turns": sink.turns, "tool_calls": sink.tool_calls,
+                               "prompt_tokens": usage.prompt_tokens,
+                               "completion_tokens": usage.completion_tokens})

@@ -1,0 +1,66 @@
+"""Everything extension files add to one session, loaded once when the runtime is built.
+
+``load_extensions`` registers the Python tools and reads commands, agent definitions and the
+user's hooks; ``add_task_tool`` registers ``task`` once the session's parts exist. Problems (a
+broken file, a failing SessionStart hook) are kept as ``notices``: the runtime emits them as Notice
+events once the session is built (the bus keeps them until a frontend subscribes). Files waiting for trust are not
+repeated here: ``axon run`` and the chat's trust screen already name every pending item.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from axon_cli.config import Settings
+from axon_cli.events import EventSink
+from axon_cli.extend.agents import AgentDefinition, load_agents
+from axon_cli.extend.commands import LoadedCommands, load_commands
+from axon_cli.extend.hook_runner import HookRunner
+from axon_cli.extend.hook_seams import UserHooks
+from axon_cli.extend.pytool_loader import load_python_tools
+from axon_cli.extend.subagent import SessionParts
+from axon_cli.extend.task_tool import task_spec
+from axon_cli.tools.audit import AuditLog
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.trust import TrustView
+
+__all__ = ["Extensions", "load_extensions", "add_task_tool"]
+
+
+@dataclass
+class Extensions:
+    commands: LoadedCommands = field(default_factory=LoadedCommands)
+    agents: dict[str, AgentDefinition] = field(default_factory=dict)
+    hooks: UserHooks | None = None
+    notices: list[str] = field(default_factory=list)
+    session_context: str = ""            # what SessionStart hooks added to the system prompt
+
+    def start_session(self, source: str) -> str:
+        """Run the SessionStart hooks once ("startup" or "resume"); their context for the prompt."""
+        if self.hooks is not None:
+            context, problems = self.hooks.session_start(source)
+            self.session_context = f"\n\n{context}" if context else ""
+            self.notices.extend(problems)
+        return self.session_context
+
+
+def load_extensions(settings: Settings, project_root: Path, session_id: str, registry: ToolRegistry,
+                    emit: EventSink, trust: TrustView) -> Extensions:
+    tools = load_python_tools(project_root, trust, set(registry.names()))
+    for spec in tools.specs:
+        registry.register(spec)
+    commands = load_commands(project_root, trust)
+    agents = load_agents(project_root)
+    hooks = None
+    if any(settings.hooks.values()):
+        runner = HookRunner({str(k): v for k, v in settings.hooks.items()}, project_root, session_id,
+                            AuditLog(project_root / ".axon", session_id))
+        hooks = UserHooks(runner, emit)
+    notices = tools.problems + commands.problems + agents.problems
+    return Extensions(commands, agents.agents, hooks, notices)
+
+
+def add_task_tool(extensions: Extensions, parts: SessionParts) -> None:
+    if parts.registry.get("task") is None:
+        parts.registry.register(task_spec(parts, extensions.agents))

@@ -1,0 +1,72 @@
+"""``@path`` in a message: the named project file attached to it (capped, secrets masked).
+
+Used by the REPL for what the user types and by custom commands for their templates (which
+never attach a sensitive file such as ``.env``: a command file may come from the project).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from axon_cli.permissions.paths import sensitive_reason
+from axon_cli.tools.masking import mask
+
+__all__ = ["expand_mentions", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
+
+MAX_ATTACH_BYTES = 100_000
+MAX_ATTACH_LINES = 2000
+_MENTION = re.compile(r"(?:^|(?<=\s))@([^\s@]+)")
+
+
+def _read_capped(path: Path) -> tuple[str, str]:
+    """The file's text capped at MAX_ATTACH_BYTES / MAX_ATTACH_LINES, and a note if cut."""
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_ATTACH_BYTES + 1)
+    if b"\0" in data[:8192]:
+        raise ValueError("binary file")
+    text = data[:MAX_ATTACH_BYTES].decode("utf-8", "replace")
+    lines = text.split("\n")
+    note = ""
+    if len(lines) > MAX_ATTACH_LINES or len(data) > MAX_ATTACH_BYTES:
+        lines = lines[:MAX_ATTACH_LINES]
+        note = f"truncated to the first {len(lines)} lines; use read_file with an offset for the rest"
+    return "\n".join(lines), note
+
+
+def expand_mentions(text: str, root: Path, skip_sensitive: bool = False) -> tuple[str, list[str]]:
+    """Attach every ``@path`` naming a file inside the project to the message (capped, masked;
+    with ``skip_sensitive``, never a sensitive file).
+
+    Returns the message to send and one line per mention for the user.
+    """
+    blocks: list[str] = []
+    notes: list[str] = []
+    seen: set[str] = set()
+    root = root.resolve()
+    for m in _MENTION.finditer(text):
+        raw = m.group(1).rstrip(".,;:!?)'\"")
+        path = (root / raw).resolve()
+        if raw in seen or not path.is_file():
+            continue
+        try:
+            path.relative_to(root)
+        except ValueError:
+            notes.append(f"@{raw}: outside the project, not attached")
+            continue
+        seen.add(raw)
+        rel = path.relative_to(root).as_posix()
+        if skip_sensitive and sensitive_reason(rel):
+            notes.append(f"@{raw}: a sensitive file, not attached")
+            continue
+        try:
+            body, note = _read_capped(path)
+        except (OSError, ValueError) as e:
+            notes.append(f"@{raw}: not attached ({e})")
+            continue
+        extra = f"\n[{note}]" if note else ""
+        blocks.append(f'<file path="{rel}">\n{mask(body)}{extra}\n</file>')
+        notes.append(f"attached {rel}" + (f" ({note.split(';')[0]})" if note else ""))
+    if not blocks:
+        return text, notes
+    return text + "\n\nAttached files:\n" + "\n".join(blocks), notes
