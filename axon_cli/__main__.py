@@ -1,3 +1,3 @@
-from axon_cli.cli import main
+from axon_cli.startup import main
 
 main()

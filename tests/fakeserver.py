@@ -118,7 +118,7 @@ class ScriptedServer:
         with self._lock:
             self.script.extend(replies)
 
-    def wait_for_requests(self, n: int, timeout: float = 10.0) -> None:
+    def wait_for_requests(self, n: int, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         with self._cond:
             while len(self.requests) < n:

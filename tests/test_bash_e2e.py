@@ -57,3 +57,18 @@ def test_large_output_is_bounded_and_spilled(server, run_axon, project: Path) ->
     assert "99999\n100000\nexit code 0\n[full output (588895 bytes) saved to .axon/tool-results/" in content
     (spilled,) = list((project / ".axon" / "tool-results").iterdir())
     assert spilled.read_text().splitlines()[-1] == "100000"
+
+
+def test_new_secret_kinds_are_masked_through_cat_and_read_file(server, run_axon, project: Path) -> None:
+    npm, grid = "npm_" + "Z9y8X7w6" * 4 + "Abcd", "SG." + "Qx" * 11 + "." + "Wv3" * 14 + "T"
+    azure = "Tm90QVJlYWxLZXk" * 6 + "AAA=="
+    (project / "creds.txt").write_text(f"//registry.npmjs.org/:_authToken={npm}\nSENDGRID={grid}\n"
+                                       f"AccountName=prod;AccountKey={azure};EndpointSuffix=core.windows.net\n")
+    server.add(tool_reply(("bash", {"command": "cat creds.txt"})), tool_reply(("read_file", {"path": "creds.txt"})),
+               text_reply("done"))
+    r = run_axon("run", "go", "--yes")
+    assert r.code == 0, r.stderr
+    for i in (1, 2):
+        content = tool_message(server, i)["content"]
+        assert content.count("[REDACTED]") >= 3, content
+        assert npm not in content and grid[:20] not in content and azure[:40] not in content

@@ -32,7 +32,7 @@ class Probe:
     def __init__(self) -> None:
         self.log: list[str] = []
         self.lock = threading.Lock()
-        self.barrier = threading.Barrier(2, timeout=10)
+        self.barrier = threading.Barrier(2, timeout=30)
         self.second_started = threading.Event()
 
     def record(self, entry: str) -> None:
@@ -46,7 +46,7 @@ class Probe:
         except threading.BrokenBarrierError:
             raise ToolError("ran alone") from None
         if inp.label == "first":        # finish after the second one
-            self.second_started.wait(10)
+            self.second_started.wait(30)
         else:
             self.second_started.set()
         self.record(f"done {inp.label}")

@@ -104,7 +104,7 @@ def http_server() -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(30)
 
 
 def test_mcp_list_over_streamable_http_from_config(run_axon, project, http_server):

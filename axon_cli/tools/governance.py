@@ -5,33 +5,26 @@ Budget semantics: a result longer than ``limit`` becomes a body of at most ``lim
 of the original left out between head and tail, and the tail gets most of the budget (exit codes, test summaries and errors are at the end) — followed by a note of
 at most ``NOTE_MAX`` characters naming the spill file and how to page through it with read_file.
 
-``StreamCapture`` does the same for output that arrives in pieces (a running command): it masks
-line-wise, streams everything to the spill file once the budget is exceeded, and keeps only a
-head and a tail window in memory.
+``capture.StreamCapture`` does the same for output that arrives in pieces (a running command).
 """
 
 from __future__ import annotations
 
-import codecs
 import os
 import re
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from axon_cli.state import atomic_write, ensure_state_dir
-from axon_cli.tools.masking import safe_boundary
 
 __all__ = ["Governed", "govern", "truncate_middle", "head_tail", "marker", "spill_file_path",
-           "StreamCapture", "HEAD_SHARE", "NOTE_MAX"]
+           "HEAD_SHARE", "NOTE_MAX"]
 
 HEAD_SHARE = 0.25       # of the budget; the rest goes to the tail
 NOTE_MAX = 400          # the note after a truncated body is at most this long
 _SNAP = 0.2             # cut at a line boundary when one lies within this share of a window's edge
-_PENDING_MAX = 1 << 20  # a line longer than this is masked in pieces
 
 
 @dataclass
@@ -121,65 +114,3 @@ def govern(text: str, limit: int, state_dir: Path, tool: str, spill_path: str | 
         return Governed(body + f"\n[the full output ({len(text)} chars) could not be saved: {e.strerror}]",
                         True, None)
     return Governed(body + _note(str(path), f"{len(text)} chars", state_dir), True, str(path))
-
-
-class StreamCapture:
-    """Output arriving in pieces: masked line-wise, bounded in memory, spilled once over ``limit``.
-
-    Everything kept (head and tail windows, the spill file) is masked text. A secret split across
-    a line longer than 1 MB may escape masking; PEM key blocks are held back until they end.
-    """
-
-    def __init__(self, limit: int, state_dir: Path, tool: str, mask: Callable[[str], str]) -> None:
-        self.limit = limit
-        self.total = 0                  # masked chars seen
-        self.spill_path: str | None = None
-        self._state_dir, self._tool, self._mask = state_dir, tool, mask
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self._pending = ""
-        self._head = ""
-        self._tail = ""
-        self._file: IO[str] | None = None
-
-    def feed(self, data: bytes) -> None:
-        self._pending += self._decoder.decode(data)
-        n = safe_boundary(self._pending)
-        if n == 0 and len(self._pending) > _PENDING_MAX:
-            n = len(self._pending)
-        if n:
-            chunk, self._pending = self._pending[:n], self._pending[n:]
-            self._add(self._mask(chunk))
-
-    def close(self) -> None:
-        """Flush what is pending and close the spill file (idempotent)."""
-        self._pending += self._decoder.decode(b"", final=True)
-        if self._pending:
-            chunk, self._pending = self._pending, ""
-            self._add(self._mask(chunk))
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-    def text(self, limit: int | None = None) -> str:
-        """All of the output if it fits ``limit`` (default: the capture's), else head + marker + tail."""
-        limit = self.limit if limit is None else min(limit, self.limit)
-        if self.total <= limit:
-            return self._head[:self.total]
-        return head_tail(self._head, self._tail, self.total, limit)
-
-    def _add(self, s: str) -> None:
-        if not s:
-            return
-        if self._file is None and self.total + len(s) > self.limit:
-            path = spill_file_path(self._state_dir, self._tool)
-            self._file = open(path, "w", encoding="utf-8", errors="replace")  # noqa: SIM115
-            self.spill_path = str(path)
-            self._file.write(self._head)   # everything so far is still in the head window
-        if self._file is not None:
-            self._file.write(s)
-        self.total += len(s)
-        if len(self._head) < self.limit:
-            self._head += s[:self.limit - len(self._head)]
-        self._tail += s
-        if len(self._tail) > 2 * self.limit:
-            self._tail = self._tail[-self.limit:]

@@ -90,15 +90,38 @@ def _run(args: list[str], cwd: Path, check: Callable[[], None]) -> Iterator[byte
         raise ToolError("invalid regex for ripgrep: " + err[0].decode("utf-8", "replace").strip()[:500])
 
 
-def list_files_rg(base: Path, check: Callable[[], None]) -> Iterator[str]:
+def list_files_rg(base: Path, check: Callable[[], None]) -> list[str]:
+    """Every file rg lists under ``base`` (absolute paths), read in large blocks, virtualenvs
+    (directories holding a ``pyvenv.cfg``) left out."""
     rg = find_rg()
     if rg is None:
         raise ToolError("ripgrep is not available")
-    cache: dict[str, bool] = {}
-    for raw in _run([rg, "--files", *_RG_FILTERS, "--", str(base)], base, check):
-        path = os.fsdecode(raw.rstrip(b"\n"))
-        if not in_skipped_dir(path, str(base), cache):
-            yield path
+    proc = subprocess.Popen([rg, "--files", *_RG_FILTERS, "--", str(base)], cwd=base, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    blocks: list[bytes] = []
+    try:
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        while block := os.read(fd, 1 << 20):
+            blocks.append(block)
+            check()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+    paths = os.fsdecode(b"".join(blocks)).splitlines()
+    return _without_virtualenvs(paths, str(base))
+
+
+def _without_virtualenvs(paths: list[str], base: str) -> list[str]:
+    """``paths`` minus those inside a virtualenv below ``base`` (found by the pyvenv.cfg rg listed)."""
+    prefix = base.rstrip(os.sep) + os.sep
+    marker = os.sep + "pyvenv.cfg"
+    venvs = tuple(p[:-len(marker)] + os.sep for p in paths
+                  if p.endswith(marker) and p.startswith(prefix) and len(p) - len(marker) > len(prefix) - 1)
+    if not venvs:
+        return paths
+    return [p for p in paths if not p.startswith(venvs)]
 
 
 def grep_rg(base: Path, pattern: str, ignore_case: bool, check: Callable[[], None]) -> Iterator[Match]:

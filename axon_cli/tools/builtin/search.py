@@ -6,6 +6,7 @@ same output (see :mod:`axon_cli.tools.ripgrep`). Paths in results are relative t
 
 from __future__ import annotations
 
+import heapq
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -90,26 +91,35 @@ def _relative(ctx: ToolContext) -> Callable[[str], str]:
 
 def list_paths(ctx: ToolContext, path: str, pattern: str | None, backend: str | None = None) -> ToolOutput:
     base = _base(ctx, path)
-    keep = _glob_filter(base, pattern)
     files: Iterable[str]
     relative = _relative(ctx)
     if choose_backend(backend) == "rg":
         files = list_files_rg(base, ctx.check_cancelled)
     else:
         files = walk_files(base, ctx.check_cancelled)
-    found = _Smallest(MAX_FILES)
-    for p in files:
-        if keep(p) and not file_is_binary(p):
-            found.add(relative(p))
-    shown = found.result()
+    if pattern:
+        keep = _glob_filter(base, pattern)
+        files = [p for p in files if keep(p)]
+    listed = [(relative(p), p) for p in files]
+    total = len(listed)
+    shown: list[str] = []
+    # Sorted, then sniffed for binary content only as far as shown: a listing of 50,000 files
+    # opens about MAX_FILES of them (the count of those not shown may include binary files).
+    for rel, full in heapq.nsmallest(2 * MAX_FILES, listed) if total > 2 * MAX_FILES else sorted(listed):
+        if len(shown) == MAX_FILES:
+            break
+        if file_is_binary(full):
+            total -= 1
+        else:
+            shown.append(rel)
     where = ctx.relative(base)
     if not shown:
         return ToolOutput(f"no files in {where}" + (f" match {pattern}" if pattern else ""),
                           summary="0 files")
     text = "\n".join(shown)
-    if found.total > len(shown):
-        text += (f"\n[… {found.total - len(shown)} more files not shown: narrow the path or pattern]")
-    return ToolOutput(text, summary=f"{found.total} files")
+    if total > len(shown):
+        text += (f"\n[… {total - len(shown)} more files not shown: narrow the path or pattern]")
+    return ToolOutput(text, summary=f"{total} files")
 
 
 def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) -> ToolOutput:

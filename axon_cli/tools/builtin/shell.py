@@ -30,8 +30,8 @@ from pydantic.json_schema import SkipJsonSchema
 
 from axon_cli import sandbox
 from axon_cli.errors import ConfigError
-from axon_cli.tools.governance import StreamCapture
-from axon_cli.tools.masking import is_credential_env, mask
+from axon_cli.tools.capture import StreamCapture
+from axon_cli.tools.masking import default_masker, is_credential_env
 from axon_cli.tools.spec import CURRENT_DECISION, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
 
 __all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "kill_tree", "shell_path", "sandbox_mode",
@@ -43,7 +43,7 @@ FOOTER_RESERVE = 100        # room kept for the last line (exit code / timeout) 
 POLL = 0.05                 # seconds between checks of cancellation, timeout and exit
 KILL_GRACE = 0.5            # SIGTERM → SIGKILL
 DRAIN_GRACE = 0.5           # after the shell exits, background children may hold the pipe this long
-READ_SIZE = 1 << 18
+PIPE_SIZE = 1 << 20         # Linux: a larger pipe means fewer, larger reads
 RUN_MARKER = "AXON_BASH_RUN"
 NONINTERACTIVE_ENV = {
     "CI": "1", "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb",
@@ -155,6 +155,17 @@ def _exited(proc: subprocess.Popen[bytes]) -> bool:
     return proc.poll() is not None
 
 
+def _widen_pipe(proc: subprocess.Popen[bytes]) -> None:
+    """Ask for a 1 MiB pipe (Linux ``F_SETPIPE_SZ``; the default 64 KiB costs a read per 64 KiB)."""
+    try:
+        import fcntl
+
+        assert proc.stdout is not None
+        fcntl.fcntl(proc.stdout.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
+    except (ImportError, OSError, ValueError):
+        pass
+
+
 def _pump(proc: subprocess.Popen[bytes], capture: StreamCapture, ctx: ToolContext, deadline: float) -> str:
     """Read output until the command is done; returns "exit", "timeout" or "cancelled"."""
     assert proc.stdout is not None
@@ -176,13 +187,9 @@ def _pump(proc: subprocess.Popen[bytes], capture: StreamCapture, ctx: ToolContex
             if not open_pipe:
                 ctx.cancel.wait(min(POLL, deadline - now))
                 continue
-            if sel.select(min(POLL, deadline - now)):
-                data = os.read(fd, READ_SIZE)
-                if data:
-                    capture.feed(data)
-                else:
-                    open_pipe = False
-                    sel.unregister(fd)
+            if sel.select(min(POLL, deadline - now)) and not capture.read_from(fd):
+                open_pipe = False
+                sel.unregister(fd)
 
 
 def _drain(proc: subprocess.Popen[bytes], capture: StreamCapture, wait: float = DRAIN_GRACE) -> None:
@@ -193,10 +200,8 @@ def _drain(proc: subprocess.Popen[bytes], capture: StreamCapture, wait: float = 
     with selectors.DefaultSelector() as sel:
         sel.register(fd, selectors.EVENT_READ)
         while (left := deadline - time.monotonic()) > 0 and sel.select(left):
-            data = os.read(fd, READ_SIZE)
-            if not data:
+            if not capture.read_from(fd):
                 return
-            capture.feed(data)
 
 
 # -- the handler ----------------------------------------------------------------------------------
@@ -243,7 +248,7 @@ def _may_leave(ctx: ToolContext, mode: str) -> bool:
 
 def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, timeout: float,
          mode: str) -> ToolOutput:
-    capture = StreamCapture(MAX_RESULT_CHARS - FOOTER_RESERVE, ctx.state_dir, "bash", mask)
+    capture = StreamCapture(MAX_RESULT_CHARS - FOOTER_RESERVE, ctx.state_dir, "bash", default_masker())
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, cwd=ctx.project_root, env=env,
@@ -251,6 +256,7 @@ def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, ti
                                 start_new_session=True)
     except OSError as e:
         raise ToolError(f"could not start the shell: {e.strerror or e}") from None
+    _widen_pipe(proc)
     outcome = "error"
     try:
         outcome = _pump(proc, capture, ctx, started + timeout)

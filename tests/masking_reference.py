@@ -1,18 +1,27 @@
-"""Secret masking: applied before anything reaches the model, screen, transcript, audit or spill.
+"""Today's masking, kept verbatim as the reference the fast path is compared with (tests only).
 
-Two layers: known secret *shapes* (provider keys and tokens, JWTs, PEM private keys, credentials in
-URLs, ``password=…``-style assignments) and the literal *values* of secret-looking environment
-variables in axon's own environment. Every replacement is ``[REDACTED]``; masking is idempotent
-and never consumes a quote or backslash, so masking JSON text keeps it valid JSON.
+The module text of ``axon_cli/tools/masking.py`` and the ``StreamCapture`` class of
+``axon_cli/tools/governance.py`` as they were before masking became one compiled pass
+(issue 13). ``tests/test_masking_equivalence.py`` checks that the new masker, restricted to
+the rules that existed then, gives exactly the same output on random text.
 """
+# ruff: noqa
+
 
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+import codecs
+from pathlib import Path
+from typing import IO
 
-__all__ = ["mask", "Masker", "REDACTED", "is_secret_env_name", "is_credential_env", "safe_boundary", "reset_default"]
+from axon_cli.tools.governance import head_tail, spill_file_path
+
+_PENDING_MAX = 1 << 20
+
+__all__ = ["Masker", "ReferenceCapture", "safe_boundary"]
 
 REDACTED = "[REDACTED]"
 
@@ -249,3 +258,65 @@ def reset_default() -> None:
     """Forget the process-wide masker (after the environment changed; tests)."""
     global _default
     _default = None
+
+
+class ReferenceCapture:
+    """Output arriving in pieces: masked line-wise, bounded in memory, spilled once over ``limit``.
+
+    Everything kept (head and tail windows, the spill file) is masked text. A secret split across
+    a line longer than 1 MB may escape masking; PEM key blocks are held back until they end.
+    """
+
+    def __init__(self, limit: int, state_dir: Path, tool: str, mask: Callable[[str], str]) -> None:
+        self.limit = limit
+        self.total = 0                  # masked chars seen
+        self.spill_path: str | None = None
+        self._state_dir, self._tool, self._mask = state_dir, tool, mask
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._pending = ""
+        self._head = ""
+        self._tail = ""
+        self._file: IO[str] | None = None
+
+    def feed(self, data: bytes) -> None:
+        self._pending += self._decoder.decode(data)
+        n = safe_boundary(self._pending)
+        if n == 0 and len(self._pending) > _PENDING_MAX:
+            n = len(self._pending)
+        if n:
+            chunk, self._pending = self._pending[:n], self._pending[n:]
+            self._add(self._mask(chunk))
+
+    def close(self) -> None:
+        """Flush what is pending and close the spill file (idempotent)."""
+        self._pending += self._decoder.decode(b"", final=True)
+        if self._pending:
+            chunk, self._pending = self._pending, ""
+            self._add(self._mask(chunk))
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def text(self, limit: int | None = None) -> str:
+        """All of the output if it fits ``limit`` (default: the capture's), else head + marker + tail."""
+        limit = self.limit if limit is None else min(limit, self.limit)
+        if self.total <= limit:
+            return self._head[:self.total]
+        return head_tail(self._head, self._tail, self.total, limit)
+
+    def _add(self, s: str) -> None:
+        if not s:
+            return
+        if self._file is None and self.total + len(s) > self.limit:
+            path = spill_file_path(self._state_dir, self._tool)
+            self._file = open(path, "w", encoding="utf-8", errors="replace")  # noqa: SIM115
+            self.spill_path = str(path)
+            self._file.write(self._head)   # everything so far is still in the head window
+        if self._file is not None:
+            self._file.write(s)
+        self.total += len(s)
+        if len(self._head) < self.limit:
+            self._head += s[:self.limit - len(self._head)]
+        self._tail += s
+        if len(self._tail) > 2 * self.limit:
+            self._tail = self._tail[-self.limit:]

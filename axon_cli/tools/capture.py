@@ -1,0 +1,154 @@
+"""Output arriving in pieces (a running command): masked, bounded in memory, spilled over a limit.
+
+Everything kept (head and tail windows, the spill file) is masked text. A secret split across a
+line longer than 1 MB may escape masking; PEM key blocks are held back until they end.
+
+Fast path (plain ASCII output, a ``Masker`` with the Hyperscan prefilter): the command's output
+is read into one reused buffer, scanned there in one pass, and written to the spill file from it;
+only lines with a candidate secret are decoded and masked in Python. Everything else goes the
+general way (decode, mask, encode) with the same result.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from axon_cli.tools.governance import head_tail, spill_file_path
+from axon_cli.tools.masking import safe_boundary
+
+__all__ = ["StreamCapture", "READ_SIZE"]
+
+READ_SIZE = 1 << 20     # one read from the command's pipe takes at most this much
+_PENDING_MAX = 1 << 20  # a line longer than this is masked in pieces
+_FAST_MIN = 1 << 15     # pieces smaller than this go the general way
+_PEM_MARK = "PRIVATE KEY"
+
+
+class StreamCapture:
+    """Feed it bytes (``feed``) or let it read a pipe (``read_from``); ``close``, then ``text``."""
+
+    def __init__(self, limit: int, state_dir: Path, tool: str, mask: Callable[[str], str]) -> None:
+        self.limit = limit
+        self.total = 0                  # masked chars seen
+        self.spill_path: str | None = None
+        self._state_dir, self._tool, self._mask = state_dir, tool, mask
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._pending = ""
+        self._head = ""
+        self._tail = ""
+        self._file: IO[bytes] | None = None
+        self._prefix: Callable[[str], tuple[str, int]] | None = getattr(mask, "prefix", None)
+        self._mask_ascii: Callable[..., Any] | None = getattr(mask, "mask_ascii", None)
+        self._buf: bytearray | None = None
+
+    def read_from(self, fd: int) -> int:
+        """Read once from ``fd`` into the capture's own buffer and take it in; 0 at end of file."""
+        if self._buf is None:
+            self._buf = bytearray(READ_SIZE)
+        n = os.readv(fd, [self._buf])
+        if n:
+            self.feed_buffer(self._buf, n)
+        return n
+
+    def feed_buffer(self, buf: bytearray, n: int) -> None:
+        """Take ``buf[:n]`` (the buffer may be reused as soon as this returns)."""
+        if not (n >= _FAST_MIN and self._feed_ascii(buf, n)):
+            self.feed(memoryview(buf)[:n])
+
+    def feed(self, data: bytes | bytearray | memoryview) -> None:
+        self._pending += self._decoder.decode(data)
+        if self._prefix is not None:          # a Masker: boundary and masking from one scan
+            masked, n = self._prefix(self._pending)
+        else:
+            n = safe_boundary(self._pending)
+            masked = ""
+        if n == 0 and len(self._pending) > _PENDING_MAX:
+            n = len(self._pending)
+            masked = self._mask(self._pending)
+        elif n and self._prefix is None:
+            masked = self._mask(self._pending[:n])
+        if n:
+            self._pending = self._pending[n:]
+            self._add(masked)
+
+    def _feed_ascii(self, buf: bytearray, n: int) -> bool:
+        """``buf[:n]`` as pending line + whole lines + a new pending line, the whole lines masked
+        in place; False (nothing taken) when the general way must decide (not ASCII, a PEM block
+        or an environment secret around, no Hyperscan)."""
+        if (self._mask_ascii is None or self._decoder.getstate()[0] or "\n" in self._pending
+                or _PEM_MARK in self._pending or not (buf.isascii() or bytes(buf[:n]).isascii())):
+            return False
+        first, last = buf.find(b"\n", 0, n), buf.rfind(b"\n", 0, n)
+        if first < 0:
+            return False
+        head = self._pending + buf[:first + 1].decode("ascii")
+        if _PEM_MARK in head:
+            return False
+        body = self._mask_ascii(buf, first + 1, last + 1)
+        if body is None:
+            return False
+        masked_head = self._mask(head)
+        self._pending = buf[last + 1:n].decode("ascii")
+        self._add(masked_head)
+        self._add_ascii(body)
+        return True
+
+    def close(self) -> None:
+        """Flush what is pending and close the spill file (idempotent)."""
+        self._pending += self._decoder.decode(b"", final=True)
+        if self._pending:
+            chunk, self._pending = self._pending, ""
+            self._add(self._mask(chunk))
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def text(self, limit: int | None = None) -> str:
+        """All of the output if it fits ``limit`` (default: the capture's), else head + marker + tail."""
+        limit = self.limit if limit is None else min(limit, self.limit)
+        if self.total <= limit:
+            return self._head[:self.total]
+        return head_tail(self._head, self._tail, self.total, limit)
+
+    def _spill(self, size: int) -> IO[bytes] | None:
+        if self._file is None and self.total + size > self.limit:
+            path = spill_file_path(self._state_dir, self._tool)
+            self._file = open(path, "wb", buffering=READ_SIZE)  # noqa: SIM115
+            self.spill_path = str(path)
+            self._file.write(self._head.encode("utf-8", "replace"))   # all so far is in the head window
+        return self._file
+
+    def _add(self, s: str) -> None:
+        if not s:
+            return
+        out = self._spill(len(s))
+        if out is not None:
+            out.write(s.encode("utf-8", "replace"))
+        self.total += len(s)
+        if len(self._head) < self.limit:
+            self._head += s[:self.limit - len(self._head)]
+        self._tail += s
+        if len(self._tail) > 2 * self.limit:
+            self._tail = self._tail[-self.limit:]
+
+    def _add_ascii(self, data: bytes | memoryview) -> None:
+        """``data`` is masked ASCII (chars = bytes); only the head and tail windows are decoded."""
+        size = len(data)
+        if not size:
+            return
+        out = self._spill(size)
+        if out is not None:
+            out.write(data)
+        self.total += size
+        if len(self._head) < self.limit:
+            self._head += bytes(data[:self.limit - len(self._head)]).decode("ascii")
+        if size >= self.limit:
+            self._tail = bytes(data[size - self.limit:]).decode("ascii")
+        else:
+            self._tail += bytes(data).decode("ascii")
+            if len(self._tail) > 2 * self.limit:
+                self._tail = self._tail[-self.limit:]
