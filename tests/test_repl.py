@@ -73,7 +73,7 @@ class Chat:
 
     def exit(self) -> str:
         self.send(CTRL_D)
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 60      # exiting closes MCP servers and ends the turn's snapshot
         while self._pump() and time.monotonic() < deadline:
             pass
         self.child.close()
