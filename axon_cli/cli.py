@@ -200,7 +200,7 @@ def permissions_show(ctx: typer.Context, mode: Optional[str] = MODE) -> None:
         return
 
     def body() -> None:
-        from axon_cli.permissions.report import show_rules
+        from axon_cli.ui.permissions_report import show_rules
 
         root = _project_root()
         typer.echo(show_rules(_settings(root, mode=mode), root))
@@ -212,7 +212,7 @@ def permissions_check(rule: str = typer.Argument(..., help="A call like 'bash(gi
                       mode: Optional[str] = MODE) -> None:
     """Explain what axon would decide for a call, and which rule or mode decides it."""
     def body() -> None:
-        from axon_cli.permissions.report import explain
+        from axon_cli.ui.permissions_report import explain
 
         root = _project_root()
         typer.echo(explain(rule, _settings(root, mode=mode), root))

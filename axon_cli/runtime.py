@@ -20,7 +20,7 @@ from axon_cli.events import Approver, Event, EventSink, Notice
 from axon_cli.extend.subagent import SessionParts
 from axon_cli.extend.wiring import Extensions, add_task_tool, load_extensions
 from axon_cli.permissions.base import PermissionPolicy
-from axon_cli.permissions.containment import Containment
+from axon_cli.permissions.decision_context import Containment
 from axon_cli.sandbox import SandboxStatus, sandboxed_specs
 from axon_cli.sandbox import resolve as resolve_sandbox
 from axon_cli.session.callbacks import SessionCallbacks

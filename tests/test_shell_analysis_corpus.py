@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from axon_cli.permissions.base import Decision
-from axon_cli.permissions.containment import Containment
+from axon_cli.permissions.decision_context import Containment
 from axon_cli.permissions.policy import decide
 from axon_cli.permissions.rules import RuleSet, rules_from_data
 from axon_cli.permissions.shell import analyze

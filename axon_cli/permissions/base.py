@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from axon_cli.tools.spec import ToolContext, ToolSpec
-
-__all__ = ["Decision", "PermissionPolicy", "AllowAll", "Behavior"]
+__all__ = ["Decision", "PermissionPolicy", "AllowAll", "Behavior", "ToolFacts"]
 
 Behavior = Literal["allow", "ask", "deny"]
 
@@ -27,8 +26,31 @@ class Decision:
     stays_sandboxed: str | None = None  # why it never leaves the sandbox (a sensitive path, read-only mode)
 
 
+class ToolFacts(Protocol):
+    """What the policy reads of a tool (``tools.spec.ToolSpec`` has it): its name, what it does, where
+    it comes from, and the input-dependent facts."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def paths(self) -> Callable[[Any], list[str]]: ...
+
+    @property
+    def is_read_only(self) -> Callable[[Any], bool]: ...
+
+    @property
+    def is_destructive(self) -> Callable[[Any], bool]: ...
+
+
 class PermissionPolicy(Protocol):
-    def check(self, spec: ToolSpec[Any], tool_input: BaseModel, ctx: ToolContext) -> Decision: ...
+    def check(self, spec: ToolFacts, tool_input: BaseModel, ctx: object = None) -> Decision: ...
 
     def remember(self, rule: str, scope: Literal["session", "project"]) -> str:
         """Allow ``rule`` from now on; for "project" also write it to the permissions file.
@@ -44,7 +66,7 @@ class PermissionPolicy(Protocol):
 class AllowAll:
     """Every call runs (the pass-through policy)."""
 
-    def check(self, spec: ToolSpec[Any], tool_input: BaseModel, ctx: ToolContext) -> Decision:
+    def check(self, spec: ToolFacts, tool_input: BaseModel, ctx: object = None) -> Decision:
         return Decision("allow", "no policy", "pass-through")
 
     def remember(self, rule: str, scope: Literal["session", "project"]) -> str:

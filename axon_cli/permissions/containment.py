@@ -14,18 +14,16 @@ Pure: the runtime passes the facts in (``Containment``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from axon_cli.permissions.shell_facts import command_name
 from axon_cli.permissions.shell_readers import script_words
 
 if TYPE_CHECKING:
-    from axon_cli.permissions.decision_context import DecisionContext
+    from axon_cli.permissions.decision_context import Containment, DecisionContext
     from axon_cli.permissions.shell import CommandAnalysis, Unit
 
-__all__ = ["Containment", "not_contained", "file_targets", "operands", "reaches_out", "SANDBOXED_UNDOABLE"]
+__all__ = ["not_contained", "file_targets", "operands", "reaches_out", "SANDBOXED_UNDOABLE"]
 
 SANDBOXED_UNDOABLE = "sandboxed, undoable"
 NETWORK = frozenset({
@@ -48,23 +46,6 @@ _OPT_VALUES = {"truncate": {"-s", "--size", "-r", "--reference"}, "cp": {"-t", "
                "install": {"-t", "-m", "-o", "-g", "-S", "--mode", "--owner", "--group"},
                "touch": {"-r", "-d", "-t", "--reference", "--date"}, "mkdir": {"-m", "--mode"},
                "mkfifo": {"-m", "--mode"}}
-
-
-@dataclass(frozen=True)
-class Containment:
-    """Facts from the runtime. ``confined``: a sandbox confines every write to the workspace and has
-    no network. ``uncovered``: of some absolute paths, those the workspace snapshot could not
-    restore, with why (a missing path is covered: there is nothing to lose); None when there is no
-    working snapshot. ``may_leave``: the sandbox is ``auto`` (not one the user asked for by name), so
-    an approved call that needs more than it allows may run outside it (``sandbox_exit``)."""
-
-    confined: bool
-    uncovered: Callable[[list[str]], dict[str, str]] | None
-    may_leave: bool = False
-
-    @property
-    def applies(self) -> bool:
-        return self.confined and self.uncovered is not None
 
 
 def operands(name: str, args: list[str]) -> list[str]:

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.permissions.base import Decision
-from axon_cli.permissions.containment import Containment
-from axon_cli.permissions.decision_context import DecisionContext, Which
+from axon_cli.permissions.decision_context import Containment, DecisionContext, Which
 from axon_cli.permissions.paths import PathFacts, Resolver, sensitive_reason
 from axon_cli.permissions.rules import Rule, RuleSet
 from axon_cli.permissions.shell_decide import decide_shell

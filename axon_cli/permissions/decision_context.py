@@ -3,18 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from axon_cli.permissions.paths import PathFacts, Resolver, lexical_resolver, path_facts
 from axon_cli.permissions.rules import Rule, RuleSet, path_match
 
-if TYPE_CHECKING:
-    from axon_cli.permissions.containment import Containment
-
-__all__ = ["DecisionContext", "Which"]
+__all__ = ["DecisionContext", "Which", "Containment"]
 
 Which = Callable[[str], "str | None"]
+
+
+@dataclass(frozen=True)
+class Containment:
+    """Facts from the runtime. ``confined``: a sandbox confines every write to the workspace and has
+    no network. ``uncovered``: of some absolute paths, those the workspace snapshot could not
+    restore, with why (a missing path is covered: there is nothing to lose); None when there is no
+    working snapshot. ``may_leave``: the sandbox is ``auto`` (not one the user asked for by name), so
+    an approved call that needs more than it allows may run outside it (``sandbox_exit``)."""
+
+    confined: bool
+    uncovered: Callable[[list[str]], dict[str, str]] | None
+    may_leave: bool = False
+
+    @property
+    def applies(self) -> bool:
+        return self.confined and self.uncovered is not None
 
 
 class DecisionContext:

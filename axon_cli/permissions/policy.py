@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from axon_cli.errors import AxonError, ConfigError
-from axon_cli.permissions.base import Decision
+from axon_cli.permissions.base import Decision, ToolFacts
 from axon_cli.permissions.decide import decide
 from axon_cli.permissions.paths import fs_resolver
 from axon_cli.permissions.rules import MODES, Rule, RuleSet, load_rules, parse_rule
@@ -23,9 +23,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from axon_cli.config import LoadedSettings
-    from axon_cli.permissions.containment import Containment
-    from axon_cli.permissions.decision_context import Which
-    from axon_cli.tools.spec import ToolContext, ToolSpec
+    from axon_cli.permissions.decision_context import Containment, Which
 
 __all__ = ["RulePolicy", "load_policy", "decide", "resolve_mode", "PROJECT_FILE"]
 
@@ -69,7 +67,7 @@ class RulePolicy:
     def rules_with_sources(self) -> list[Rule]:
         return list(self.rules.rules)
 
-    def check(self, spec: ToolSpec[Any], tool_input: BaseModel, ctx: ToolContext | None = None) -> Decision:
+    def check(self, spec: ToolFacts, tool_input: BaseModel, ctx: object = None) -> Decision:
         category = spec.category
         paths = list(spec.paths(tool_input)) if category in ("read", "edit") else []
         return decide(spec.name, category, tool_input.model_dump(), bool(spec.is_read_only(tool_input)),

@@ -10,8 +10,8 @@ from typing import Any
 from axon_cli.config import LoadedSettings
 from axon_cli.errors import UsageError
 from axon_cli.permissions.base import Decision
-from axon_cli.permissions.containment import Containment
 from axon_cli.permissions.decide import decide
+from axon_cli.permissions.decision_context import Containment
 from axon_cli.permissions.paths import SENSITIVE_DESCRIPTION, fs_resolver
 from axon_cli.permissions.policy import load_policy
 from axon_cli.trust.report import waiting_lines
