@@ -133,7 +133,7 @@ def run(task: Optional[str] = typer.Argument(None, help="The task ('-' or omitte
 @app.command()
 def chat(cont: bool = typer.Option(False, "--continue", "-c", help="Resume this project's latest session."),
          resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Resume session ID; without an ID, pick one from a list.",
-                                              flag_value="", show_default=False),
+                                              show_default=False),
          model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE,
          sandbox: Optional[str] = SANDBOX, tool_protocol: Optional[str] = PROTOCOL, debug: bool = DEBUG,
          trust: bool = TRUST) -> None:
