@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from axon_cli.core.callshapes import whole_reply_calls
+from axon_cli.core.callshapes import call_shape, whole_reply_calls
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolSpec
 from axon_cli.tools.suggest import unknown_tool_message
@@ -154,8 +154,12 @@ def _loads_lenient(body: str) -> Any:
 
 
 def _check_item(item: Any, registry: ToolRegistry, shown: str) -> tuple[str, dict[str, Any]] | str:
-    """A (name, arguments) call, or an error message for the model."""
-    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+    """A (name, arguments) call, or an error message for the model (a tool's description, with
+    ``description``, is not a call)."""
+    if isinstance(item, dict) and isinstance(item.get("function"), dict) and call_shape(item) is not None:
+        item = item["function"]   # {"type": "function", "function": {"name": …, "arguments": …}}
+    if (not isinstance(item, dict) or not isinstance(item.get("name"), str)
+            or set(item) - {"name", "arguments", "parameters", "type", "id"}):
         return (f'Error: a tool call must be a JSON object with "name" and "arguments"; nothing was run: '
                 f"{shown}\n{FORMAT_HINT}")
     name = item["name"]
