@@ -82,10 +82,10 @@ class _TextCalls:
                  if parsed.whole or not whole_only or rule.startswith("<tool_call>")]
         errors = parsed.errors if prose or parsed.whole else []
         for (name, _args), rule in zip(parsed.calls, parsed.rules, strict=True):
-            log.debug("text call %s recognised by rule %r%s", name, rule, "" if (name, _args) in found else
+            log.debug("text call %s recognised by rule [%s]%s", name, rule, "" if (name, _args) in found else
                       " (not run: this protocol takes only tagged calls or a reply of nothing but calls)")
         for error, rule in zip(parsed.errors, parsed.error_rules, strict=True):
-            log.debug("text call error by rule %r%s: %s", rule, "" if errors else
+            log.debug("text call error by rule [%s]%s: %s", rule, "" if errors else
                       " (not reported: malformed text among prose)", shown(error, 600))
         if not parsed.calls and not parsed.errors and ("{" in turn.content or "```" in turn.content):
             log.debug("no text call recognised: the reply's JSON or code is not exactly a call")
