@@ -155,3 +155,14 @@ def test_native_calls_win_over_text(registry):
     turn = AssistantTurn(content=json.dumps(LS), tool_calls=[ToolCall("c1", "read_file", "{}")])
     out = make_protocol(Settings(), registry).extract_calls(turn, registry)
     assert [c.id for c in out.tool_calls] == ["c1"] and out.call_errors == []
+
+
+def test_a_native_call_of_an_unknown_tool_gets_the_same_suggestions(registry, tmp_path):
+    from axon_cli.tools.dispatch import CallResult, Dispatcher
+    from axon_cli.tools.spec import ToolContext
+
+    ctx = ToolContext(project_root=tmp_path, state_dir=tmp_path / ".axon", session_id="s1", settings=Settings())
+    result = Dispatcher(registry, ctx).prepare(ToolCall("c1", "read_files", json.dumps({"path": "a"})))
+    assert isinstance(result, CallResult) and not result.ok
+    assert result.content.startswith("Error: unknown tool 'read_files'. Available tools: ")
+    assert "Closest tool names: read_file" in result.content and "Your arguments fit read_file" in result.content

@@ -9,7 +9,7 @@ from typing import Any
 
 from axon_cli.tools.spec import ToolCatalog, ToolSpec
 
-__all__ = ["closest_names", "fitting_tool", "unknown_tool_message"]
+__all__ = ["closest_names", "fitting_tool", "suggestion", "unknown_tool_message"]
 
 
 def closest_names(name: str, catalog: ToolCatalog, n: int = 3) -> list[str]:
@@ -43,14 +43,19 @@ def fitting_tool(args: dict[str, Any], catalog: ToolCatalog) -> str | None:
     return fits[0].name if len(fits) == 1 else None
 
 
-def unknown_tool_message(name: str, args: Any, catalog: ToolCatalog) -> str:
-    """The corrective error for a call of a tool that does not exist."""
-    active = ", ".join(s.name for s in catalog.all() if catalog.is_active(s.name))
-    text = f"Error: unknown tool {name!r}; nothing was run."
+def suggestion(name: str, args: Any, catalog: ToolCatalog) -> str:
+    """" Closest tool names: …. Your arguments fit …." (either part only when there is one), or ""."""
+    text = ""
     close = closest_names(name, catalog)
     if close:
         text += f" Closest tool names: {', '.join(close)}."
     fit = fitting_tool(args, catalog) if isinstance(args, dict) else None
     if fit:
         text += f' Your arguments fit {fit}: call it with "name": "{fit}".'
-    return f"{text} Available tools: {active}."
+    return text
+
+
+def unknown_tool_message(name: str, args: Any, catalog: ToolCatalog) -> str:
+    """The corrective error for a call of a tool that does not exist."""
+    active = ", ".join(s.name for s in catalog.all() if catalog.is_active(s.name))
+    return f"Error: unknown tool {name!r}; nothing was run.{suggestion(name, args, catalog)} Available tools: {active}."
