@@ -30,6 +30,7 @@ def test_text_protocol_requests_replies_and_rules_are_logged(server, run_axon, p
     assert [int(n) for n, _t, _names in requests] == [2, 4, 6]
     assert all(int(t) > 100 for _n, t, _names in requests)
     assert requests[0][2].startswith("read_file, write_file")
+    assert "tool protocol text, profile default, model test-model: text prompt family default" in log
     assert "--- raw reply ---\nMy token is [REDACTED]." in log and SECRET not in log
     assert "text call read_file recognised by rule [<tool_call> block]" in log
     assert ("text call error by rule [whole reply is call JSON (bare JSON, one object): Error: unknown tool 'x.cfg']: "

@@ -224,6 +224,8 @@ def family(settings: Settings) -> str:
 
 def make_protocol(settings: Settings, registry: ToolRegistry, emit: EventSink | None = None) -> ToolProtocol:
     compact = settings.prompt_profile == "compact"
+    log.debug("tool protocol %s, profile %s, model %s: text prompt family %s", settings.tool_protocol,
+              settings.prompt_profile, settings.model, family(settings))
     if settings.tool_protocol == "text":
         return TextProtocol(registry, detailed=not compact, family=family(settings))
     return AutoProtocol(emit, compact=compact, family=family(settings), strict=settings.tool_protocol == "native")

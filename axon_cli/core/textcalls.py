@@ -1,11 +1,12 @@
 """Tool calls written as text, for models without (reliable) native function calling.
 
-Two halves: ``describe_tools`` renders the active tools as compact signatures for the system
-prompt, and ``parse_text_calls`` finds the calls a model wrote in its reply:
+Two halves: ``describe_tools`` renders tools as one-line signatures (a compact listing; the text
+protocol's system prompt lists JSON schemas instead, ``toolprompt``), and ``parse_text_calls``
+finds the calls a model wrote in its reply:
 
 - ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` (the Hermes/Qwen convention), also
   ``<tools>…</tools>`` and ``<function_call>…</function_call>`` wrappers, a JSON list inside one,
-  a missing closing tag at the very end, and ``"parameters"`` instead of ``"arguments"``;
+  a missing closing tag at the very end (several such openings are several calls), and ``"parameters"`` instead of ``"arguments"``;
 - a bare fenced ```json block holding exactly ``{"name": <active tool>, "arguments": {…}}``
   (``prose_fences``: the text protocol only);
 - a reply that is nothing but call-shaped JSON (``callshapes``: one object, several, fenced).
