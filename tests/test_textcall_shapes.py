@@ -37,6 +37,7 @@ LS = {"name": "bash", "arguments": {"command": "ls"}}
     json.dumps({"name": "read_file", "arguments": json.dumps({"path": "setup.py"})}),   # string arguments
     "[TOOL_CALLS] [" + json.dumps(READ) + "]",                          # mistral's marker
     "<|python_tag|>" + json.dumps(READ),                                # llama's marker
+    "<think>\nThe user wants setup.py.\n</think>\n\n" + json.dumps(READ),   # after a reasoning model's thoughts
 ])
 def test_a_reply_that_is_exactly_one_call_object_is_a_call(registry, reply):
     parsed = parse_text_calls(reply, registry)

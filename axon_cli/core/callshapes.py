@@ -1,7 +1,8 @@
 """A reply that is nothing but tool calls written as JSON, the way small models write them when no
 tags are used: exactly one JSON object (bare or in one ```json fence), several of them (a list,
 one after another, or several fences and nothing else), with the model family's own markers
-(``[TOOL_CALLS]``, ``<|python_tag|>``) and wrappers (``{"type": "function", "function": {…}}``).
+(``[TOOL_CALLS]``, ``<|python_tag|>``) and wrappers (``{"type": "function", "function": {…}}``),
+also after a reasoning model's ``<think>…</think>`` block.
 
 An object has the call shape when it holds a string ``name`` and an object ``arguments`` (or
 ``parameters``) and nothing else but ``type``/``id``. Only a reply whose every JSON value has that
@@ -16,6 +17,7 @@ from typing import Any
 
 __all__ = ["whole_reply_calls", "call_shape"]
 
+_THINKING = re.compile(r"\A\s*<think>.*?</think>", re.S)   # a reasoning model's thoughts come first
 _MARKERS = re.compile(r"\A\s*(?:\[TOOL_CALLS\]|<\|python_tag\|>|functools)\s*")
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.S)
 _EXTRA_KEYS = {"type", "id"}
@@ -60,7 +62,7 @@ def _values(text: str) -> list[Any] | None:
 
 def _body(content: str) -> tuple[str, str] | None:
     """The JSON text of a reply made of JSON only (bare, or fences and nothing else), and its kind."""
-    text = _MARKERS.sub("", content, count=1).strip()
+    text = _MARKERS.sub("", _THINKING.sub("", content, count=1), count=1).strip()
     if not text:
         return None
     if text.startswith("```"):
