@@ -1,0 +1,107 @@
+"""What a chore is, building its fixture project, reading the result back, and the checkers' helpers.
+
+A chore is data: a small project (``files``: path -> text), the task sent to ``axon run``, and a
+checker, a pure function of (the project's files after the run, the answer axon gave) -> solved.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+Files = dict[str, str]
+Checker = Callable[[Files, str], bool]
+
+KINDS = ("ask", "edit", "create", "delete", "run")
+SKIP_DIRS = {".git", ".axon", "__pycache__"}
+MAX_READ_BYTES = 1_000_000
+
+
+@dataclass(frozen=True)
+class Chore:
+    name: str
+    kind: str            # one of KINDS
+    files: Files         # the fixture project
+    task: str            # what the user types
+    check: Checker       # (final files, answer) -> solved
+    steps: int = 1       # how many steps a careful agent needs (1-3), for reading the results
+
+
+def build_fixture(chore: Chore, root: Path) -> None:
+    """Write the chore's files into ``root`` (created), ``git init`` and commit them."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, text in chore.files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if text.startswith("#!"):
+            path.chmod(0o755)
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
+    ident = ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "fixture"]):
+        subprocess.run(["git", *ident, *args], cwd=root, env=env, check=True, capture_output=True)
+
+
+def read_project(root: Path) -> Files:
+    """Every text file under ``root`` (not .git/, .axon/ or __pycache__/), by POSIX relative path."""
+    out: Files = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            if not path.is_file() or path.stat().st_size > MAX_READ_BYTES:
+                continue
+            out[path.relative_to(root).as_posix()] = path.read_bytes().decode("utf-8", "replace")
+    return out
+
+
+# -- checker helpers ---------------------------------------------------------------------------------
+
+def mentions(answer: str, *values: str) -> bool:
+    """True if the answer contains any of ``values`` as a whole token (not inside a longer number/word)."""
+    return any(re.search(r"(?<![\w.])" + re.escape(v) + r"(?![\w])", answer, re.IGNORECASE) for v in values)
+
+
+def unchanged(files: Files, fixture: Files, except_: Iterable[str] = ()) -> bool:
+    """Every fixture file other than ``except_`` is still there with the same content."""
+    skip = set(except_)
+    return all(files.get(rel) == text for rel, text in fixture.items() if rel not in skip)
+
+
+def lines(text: str | None) -> list[str]:
+    return [] if text is None else [ln.rstrip() for ln in text.splitlines()]
+
+
+def only_line_changed(before: str, after: str | None, old: str, new_pattern: str) -> bool:
+    """``after`` is ``before`` with the line ``old`` replaced by one line matching ``new_pattern``."""
+    a, b = lines(before), lines(after)
+    if after is None or len(a) != len(b) or old not in a:
+        return False
+    i = a.index(old)
+    return re.fullmatch(new_pattern, b[i].strip()) is not None and a[:i] + a[i + 1:] == b[:i] + b[i + 1:]
+
+
+def load_module(source: str | None) -> dict[str, object] | None:
+    """Execute a small module's source in a fresh namespace; None if absent or it does not run."""
+    if source is None:
+        return None
+    namespace: dict[str, object] = {"__name__": "bench_checked"}
+    try:
+        exec(compile(source, "<checked>", "exec"), namespace)  # noqa: S102 - the fixture's own tiny module
+    except Exception:
+        return None
+    return namespace
+
+
+def call_is(namespace: dict[str, object] | None, func: str, args: tuple[object, ...], expected: object) -> bool:
+    fn = (namespace or {}).get(func)
+    if not callable(fn):
+        return False
+    try:
+        return bool(fn(*args) == expected)
+    except Exception:
+        return False
