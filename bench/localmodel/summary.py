@@ -1,0 +1,74 @@
+"""Summaries of a chore run: per config, solved per repetition, mean ± spread, mean turns and time.
+
+    python bench/localmodel/summary.py results/before.json results/after.json   # print saved results again
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _mean(xs: list[float]) -> float | None:
+    return round(statistics.fmean(xs), 2) if xs else None
+
+
+def summarize(runs: list[dict[str, Any]], n_chores: int) -> dict[str, Any]:
+    """Per config: solved count per rep, their mean, sample sd, min and max; mean turns (runs that gave a
+    JSON result), mean seconds, runs without a result, and solved by kind over all reps."""
+    out: dict[str, Any] = {}
+    for config in dict.fromkeys(r["config"] for r in runs):
+        mine = [r for r in runs if r["config"] == config]
+        reps = sorted({r["rep"] for r in mine})
+        per_rep = [sum(r["solved"] for r in mine if r["rep"] == rep) for rep in reps]
+        turns = [float(r["turns"]) for r in mine if r["turns"] is not None]
+        kinds: dict[str, list[int]] = {}
+        for r in mine:
+            k = kinds.setdefault(r["kind"], [0, 0])
+            k[0] += int(r["solved"])
+            k[1] += 1
+        out[config] = {
+            "chores": n_chores, "per_rep": per_rep, "mean_solved": _mean([float(x) for x in per_rep]),
+            "sd_solved": round(statistics.stdev(per_rep), 2) if len(per_rep) > 1 else 0.0,
+            "min_solved": min(per_rep, default=0), "max_solved": max(per_rep, default=0),
+            "mean_turns": _mean(turns), "mean_turns_solved": _mean([float(r["turns"]) for r in mine
+                                                                    if r["solved"] and r["turns"] is not None]),
+            "mean_seconds": _mean([float(r["seconds"]) for r in mine]),
+            "no_result": sum(r["turns"] is None for r in mine), "timed_out": sum(bool(r["timed_out"]) for r in mine),
+            "by_kind": {k: f"{v[0]}/{v[1]}" for k, v in kinds.items()},
+        }
+    return out
+
+
+def format_summary(summary: dict[str, Any], n_chores: int, label: str = "") -> str:
+    head = f"{'config':8} {'solved per rep':16} {'mean ± sd':14} {'min–max':8} {'turns':6} {'s/run':6} no-result"
+    rows = [f"\nsummary{' · ' + label if label else ''} (of {n_chores} chores)", head]
+    for config, s in summary.items():
+        rows.append(f"{config:8} {' '.join(map(str, s['per_rep'])):16} "
+                    f"{s['mean_solved']:5.1f} ± {s['sd_solved']:<5.1f}  {s['min_solved']}–{s['max_solved']:<5} "
+                    f"{s['mean_turns'] if s['mean_turns'] is not None else '-':<6} {s['mean_seconds']:<6} "
+                    f"{s['no_result']}")
+    rows.append("by kind (solved/runs): " + "; ".join(
+        f"{c}: " + ", ".join(f"{k} {v}" for k, v in s["by_kind"].items()) for c, s in summary.items()))
+    rows.append("README rows:")
+    for config, s in summary.items():
+        rows.append(f"| {config} | {s['mean_solved']:.1f} ± {s['sd_solved']:.1f} of {n_chores} "
+                    f"({', '.join(map(str, s['per_rep']))}) | {s['mean_turns']} |")
+    return "\n".join(rows)
+
+
+def main(paths: list[str]) -> int:
+    for path in paths:
+        data = json.loads(Path(path).read_text())
+        n = len(data["meta"]["chores"])
+        summary = data.get("summary") or summarize(data["runs"], n)
+        meta = data["meta"]
+        print(format_summary(summary, n, f"{path}: axon {meta.get('version')} {meta.get('commit', '')[:10]}"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
