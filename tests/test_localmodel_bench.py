@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -51,13 +52,14 @@ INVENT: dict[str, tuple[str, list[Reply]]] = {
 }
 
 
-def bench(tmp_path: Path, name: str, config: str, replies: list[Reply]) -> tuple[dict, ScriptedServer]:
+def bench(tmp_path: Path, name: str, config: str, replies: list[Reply],
+          timeout: float = 60) -> tuple[dict, ScriptedServer]:
     if not AXON_SCRIPT.exists():
         pytest.skip("no axon executable beside this python")
     out = tmp_path / "results.json"
     with ScriptedServer(replies) as server:
         code = lb_run.main(["--base-url", server.url, "--model", "qwen2.5-coder-1.5b", "--config", config,
-                            "--reps", "1", "--only", name, "--max-turns", "5", "--timeout", "60",
+                            "--reps", "1", "--only", name, "--max-turns", "5", "--timeout", str(timeout),
                             "--out", str(out), "--axon", str(AXON_SCRIPT)])
     assert code == 0
     data = json.loads(out.read_text())
@@ -107,3 +109,67 @@ def test_fixture_builds_and_doing_nothing_is_not_solved(tmp_path: Path, chore: c
     assert files == chore.files
     assert not chore.check(files, "")
     assert not chore.check(files, "Done.")
+
+
+def _sub(path: str, old: str, new: str) -> Callable[[dict[str, str]], dict[str, str]]:
+    return lambda f: {**f, path: f[path].replace(old, new, 1)}
+
+
+def _add(path: str, text: str) -> Callable[[dict[str, str]], dict[str, str]]:
+    return lambda f: {**f, path: text}
+
+
+def _drop(path: str) -> Callable[[dict[str, str]], dict[str, str]]:
+    return lambda f: {k: v for k, v in f.items() if k != path}
+
+
+def _same(f: dict[str, str]) -> dict[str, str]:
+    return f
+
+
+# A hand-made correct outcome per chore (files after, answer): every chore can be solved.
+REFERENCE: dict[str, tuple[Callable[[dict[str, str]], dict[str, str]], str]] = {
+    "ask_ini_value": (_same, "It is 7341."),
+    "ask_pyproject_version": (_same, "Version 3.18.29."),
+    "ask_json_value": (_same, "max_upload_mb is 613"),
+    "ask_which_file_function": (_same, "It is defined in src/billing/ledger.py."),
+    "ask_which_file_class": (_same, "`lib/quota_store.py`"),
+    "ask_which_file_constant": (_same, "pkg/net/policy.py defines it (95)."),
+    "ask_count_functions": (_same, "There are 9 functions."),
+    "ask_count_todos": (_same, "6 TODO comments."),
+    "ask_count_csv_rows": (_same, "23 orders."),
+    "edit_port": (_sub("server.cfg", "port = 8080", "port = 9417"), "done"),
+    "edit_typo": (_sub("docs/intro.md", "Welcom ", "Welcome "), "Fixed Welcom -> Welcome."),
+    "edit_constant": (_sub("app/limits.py", "MAX_RETRIES = 3", "MAX_RETRIES = 12"), "done"),
+    "edit_yaml_value": (_sub("deploy.yaml", "log_level: debug", "log_level: warning"), "done"),
+    "edit_fix_subtract": (_sub("mathx/ops.py", "int:\n    return a + b\n\n\ndef mul",
+                               "int:\n    return a - b\n\n\ndef mul"), "fixed"),
+    "edit_add_requirement": (_sub("requirements.txt", "tomli==2.0.1\n", "tomli==2.0.1\ncachetools==5.3.3\n"), "ok"),
+    "create_notes": (_add("NOTES.txt", "deploy window is Thursday 14:30\n"), "created"),
+    "create_gitignore": (_add(".gitignore", "build/\n*.log\n"), "created"),
+    "create_greet_module": (_add("greet.py", "def greet(name):\n    return f'Hello, {name}!'\n"), "created"),
+    "create_from_config": (_add("dbname.txt", "orchid_ledger_42\n"), "written"),
+    "delete_file": (_drop("old_notes.txt"), "deleted"),
+    "delete_in_dir": (_drop("scratch/tmp_4471.json"), "deleted"),
+    "delete_by_content": (_drop("fixtures/charlie.json"), "deleted fixtures/charlie.json"),
+    "run_script_report": (_same, f"It printed {chores_run.CHECKSUM}"),
+    "run_tests_which_fails": (_same, "test_kelvin_offset_roundtrip fails (21.65 != 21.5)."),
+    "run_tests_count": (_same, "Ran 11 tests, all OK."),
+    "run_and_save": (_add("token.txt", chores_run.TOKEN + "\n"), "saved"),
+    "run_check_then_fix": (_sub("app.ini", "workers = 64", "workers = 16"), "now prints OK"),
+}
+
+
+@pytest.mark.parametrize("chore", chores.CHORES, ids=lambda c: c.name)
+def test_reference_outcome_is_solved(chore: chores.Chore) -> None:
+    change, answer = REFERENCE[chore.name]
+    after = change(dict(chore.files))
+    assert after != chore.files or answer
+    assert chore.check(after, answer)
+
+
+def test_a_hung_run_is_killed_and_recorded(tmp_path: Path) -> None:
+    data, _ = bench(tmp_path, "ask_ini_value", "text", [Reply(content="late", hang=30)], timeout=3)
+    run = data["runs"][0]
+    assert run["timed_out"] and not run["solved"] and run["turns"] is None and run["seconds"] < 25
+    assert data["summary"]["text"]["timed_out"] == 1
