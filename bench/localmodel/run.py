@@ -130,7 +130,9 @@ def describe_axon(axon: list[str]) -> dict[str, str]:
     for parent in Path(axon[0]).parents:
         if (parent / ".git").exists():
             rev = subprocess.run(["git", "-C", str(parent), "rev-parse", "HEAD"], capture_output=True, text=True)
-            info.update({"checkout": str(parent), "commit": rev.stdout.strip()})
+            dirty = subprocess.run(["git", "-C", str(parent), "status", "--porcelain", "--", "axon_cli"],
+                                   capture_output=True, text=True).stdout.strip()
+            info.update({"checkout": str(parent), "commit": rev.stdout.strip() + ("+dirty" if dirty else "")})
             break
     return info
 
@@ -168,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             "reps": args.reps, "max_turns": args.max_turns, "timeout": args.timeout,
             "context_window": args.context_window, "chores": [c.name for c in chores],
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    print(f"axon {meta['version']} ({meta.get('commit', '?')[:10]}) · {len(chores)} chores × "
+    print(f"{meta['version']} ({meta.get('commit', '?')[:10]}) · {len(chores)} chores × "
           f"{len(args.config)} configs × {args.reps} reps", flush=True)
     runs: list[dict] = []
     scratch = Path(tempfile.mkdtemp(prefix="axon-localbench-"))
