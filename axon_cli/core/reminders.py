@@ -1,0 +1,167 @@
+"""Reminders for final answers that are not grounded in what happened in this user turn.
+
+Three checks, each at most once per turn, on an answer that has no tool calls:
+
+- *look first*: no tool has been called yet in this turn, and the task names a file or directory
+  that exists in the project (or asks about the project's files): the reminder is the next step,
+  the exact ``read_file``/``list_files`` call, in the protocol's form.
+- *claimed work*: the answer says something was created, changed, deleted, fixed … (or run) while no
+  call of that kind succeeded in this turn: nothing was changed yet, do it now.
+- *tools handed to the user*: the answer tells the user to call a tool ("you can call read_file")
+  or, for a task that asks for something to be done, to run "the following command": the model
+  has the tools, the user does not.
+
+Plain conversation ("hi", "what is a monad") and honest answers after real successful calls are
+never reminded. The wording is generic: no check knows about any particular task.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from axon_cli.core.nudges import TEXT_HINT, Nudger
+from axon_cli.core.reminders_text import (
+    CLAIM_CHANGE,
+    CLAIM_RUN,
+    CLAIMED,
+    GROUND,
+    GROUND_LIST,
+    HANDED_OVER,
+    PROJECT_QUESTION,
+    QUESTION,
+    TO_USER_COMMAND,
+    file_mentions,
+)
+from axon_cli.core.repeats import read_only_call
+from axon_cli.tools.dispatch import CallResult, ToolCall
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import ToolContext
+
+__all__ = ["AnswerChecks", "Guidance"]
+
+
+class AnswerChecks:
+    """One user turn's grounding checks; ``check`` answers with a reminder or None."""
+
+    def __init__(self, task: str, hint: str | None, registry: ToolRegistry, ctx: ToolContext) -> None:
+        self.task = task
+        self.text_protocol = hint == TEXT_HINT
+        self.hint = hint or ""
+        self.registry = registry
+        self.ctx = ctx
+        self.called = False          # any tool call in this turn, successful or not
+        self.changed = False         # a successful call that may change something
+        self.ran = False             # a successful shell command
+        self.sent: set[str] = set()  # which reminders were sent this turn
+        self.reason = ""             # why the last reminder was sent, for a Notice event
+
+    def saw(self, calls: list[ToolCall], results: list[CallResult]) -> None:
+        self.called = self.called or bool(calls)
+        by_id = {c.id: c for c in calls}
+        for result in results:
+            call = by_id.get(result.call_id)
+            spec = self.registry.get(result.name)
+            if not result.ok or call is None or spec is None:
+                continue
+            if spec.category == "shell":
+                self.ran = True
+            if not read_only_call(self.registry, call):
+                self.changed = True
+
+    def check(self, answer: str) -> str | None:
+        if not answer.strip() or not self.registry.active():
+            return None
+        for name, reminder in (("ground", self._ground), ("claim", self._claim), ("handed", self._handed)):
+            if name in self.sent:
+                continue
+            text = reminder(answer)
+            if text:
+                self.sent.add(name)
+                return text
+        return None
+
+    # -- the three checks ------------------------------------------------------------------------
+    def _ground(self, answer: str) -> str | None:
+        if self.called:
+            return None
+        path = next(iter(self._existing(file_mentions(self.task))), None)
+        if path is not None and self.registry.is_active("read_file") and (self.ctx.project_root / path).is_file():
+            self.reason = f"the model answered without looking; reminded it to read {path} first"
+            return GROUND.format(path=path, call=self._call("read_file", {"path": path}))
+        if (path is not None or PROJECT_QUESTION.search(self.task)) and self.registry.is_active("list_files"):
+            args = {"path": path} if path is not None else {}
+            self.reason = "the model answered without looking; reminded it to look at the project first"
+            return GROUND_LIST.format(call=self._call("list_files", args))
+        return None
+
+    def _claim(self, answer: str) -> str | None:
+        change = CLAIM_CHANGE.search(answer)
+        if change and not self.changed:
+            what = change.group(0).strip()
+        elif (run := CLAIM_RUN.search(answer)) and not self.ran:
+            what = run.group(0).strip()
+        else:
+            return None
+        self.reason = "the model claimed work that no tool call did; told it nothing was changed yet"
+        return CLAIMED.format(what=what, hint=self.hint or "call one of your tools")
+
+    def _handed(self, answer: str) -> str | None:
+        names = [s.name for s in self.registry.active()]
+        tool = re.search(r"\b(?:you|user)\s+(?:can|could|should|may|need to|must)\s+(?:call|use|run|invoke)\s+"
+                         r"(?:the\s+)?[`'\"]?(" + "|".join(map(re.escape, names)) + r")\b", answer, re.I) \
+            if names else None
+        command = TO_USER_COMMAND.search(answer) and not QUESTION.search(self.task.strip())
+        if not tool and not command:
+            return None
+        self.reason = "the model told the user to do a step itself; reminded it that it has the tools"
+        return HANDED_OVER.format(hint=self.hint or "call one of your tools")
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _existing(self, names: list[str]) -> list[str]:
+        """The names that are files or directories inside the project."""
+        root = self.ctx.project_root
+        out: list[str] = []
+        for name in names:
+            try:
+                path = self.ctx.resolve(name)
+                inside = path.is_relative_to(root) and path.exists() and path != root
+            except (OSError, ValueError):
+                inside = False
+            if inside:
+                out.append(name.rstrip("/") or name)
+        return out
+
+    def _call(self, name: str, args: dict[str, Any]) -> str:
+        if self.text_protocol:
+            return "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
+        return f"call {name} with {json.dumps(args)}"
+
+
+
+class Guidance:
+    """One user turn's nudges (an empty reply, a stated intent) and then its answer checks."""
+
+    def __init__(self, task: str, hint: str | None, registry: ToolRegistry, ctx: ToolContext) -> None:
+        self.nudger = Nudger(hint, bool(registry.active()), registry, ctx)
+        self.checks = AnswerChecks(task, hint, registry, ctx)
+        self.reason = ""
+
+    @property
+    def gave_up(self) -> bool:
+        return self.nudger.gave_up
+
+    def saw(self, calls: list[ToolCall], results: list[CallResult]) -> None:
+        self.nudger.saw_calls()
+        self.checks.saw(calls, results)
+
+    def check(self, answer: str) -> str | None:
+        """The message to send back instead of accepting ``answer`` as final, or None."""
+        nudge = self.nudger.check(answer)
+        if nudge is not None or self.nudger.gave_up or not answer.strip():
+            self.reason = self.nudger.reason
+            return nudge
+        nudge = self.checks.check(answer)
+        self.reason = self.checks.reason
+        return nudge
