@@ -110,6 +110,7 @@ def test_a_failed_or_read_only_call_is_no_evidence_of_a_change(registry, ctx):
     honest = checks("fix calc.py", registry, ctx)
     honest.saw([read], [ok(read)])
     assert honest.check("The function subtracts; it should add. I have not changed anything yet.") is None
+    assert honest.check("I changed nothing: the function subtracts, it should add.") is None
 
 
 def test_read_only_bash_is_no_change_but_is_a_run(registry, ctx):

@@ -21,7 +21,7 @@ _CHANGE = (r"(?:created|changed|modified|updated|deleted|removed|added|fixed|wro
            r"replaced|edited|corrected|appended|inserted|implemented|refactored|moved)")
 _I = r"\bI(?:'ve|\s+have|\s+just)?\s+(?:(?:now|just|successfully|also|already|then|first)\s+)*"
 CLAIM_CHANGE = re.compile(
-    rf"{_I}{_CHANGE}\b|\b(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?{_CHANGE}\b"
+    rf"{_I}{_CHANGE}\b(?!\s+(?:nothing|anything|no\b))|\b(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?{_CHANGE}\b"
     rf"|\b(?:is|are)\s+now\s+{_CHANGE}\b|\bsuccessfully\s+{_CHANGE}\b"
     r"|^\s*(?:Done[.!:,]?\s+)?(?:Created|Updated|Fixed|Deleted|Removed|Added|Wrote|Modified|Changed|Saved)"
     r"\s+[`'\"]?[\w./-]+[`'\"]?", re.I | re.M)
