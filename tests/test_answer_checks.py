@@ -159,7 +159,7 @@ def test_repeat_guard_never_refuses_changes_and_stops_after_refusals(registry):
     ls = call("bash", 2, command="ls")
     guard.record(ls, ok(ls))
     guard.record(ls, ok(ls))
-    for n in range(MAX_REFUSALS):
+    for _ in range(MAX_REFUSALS):
         assert not guard.stopped
         assert guard.refusal(ls) is not None
     assert guard.stopped and "repeating the same read-only calls" in guard.stop_message()

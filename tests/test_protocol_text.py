@@ -174,7 +174,9 @@ def test_auto_protocol_prefers_native_calls_and_keeps_kinds_apart(registry):
 def test_make_protocol_by_settings(registry):
     assert isinstance(make_protocol(Settings(tool_protocol="text"), registry), TextProtocol)
     assert isinstance(make_protocol(Settings(tool_protocol="auto"), registry), AutoProtocol)
-    assert isinstance(make_protocol(Settings(prompt_profile="compact"), registry), CompactNativeProtocol)
+    native = Settings(prompt_profile="compact", tool_protocol="native")
+    assert isinstance(make_protocol(native, registry), CompactNativeProtocol)
+    assert isinstance(make_protocol(Settings(), registry), AutoProtocol)     # auto is the default
     assert make_protocol(Settings(), registry).tools_param(registry) == registry.openai_tools()
 
 
