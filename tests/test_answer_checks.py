@@ -70,9 +70,15 @@ def test_the_look_first_step_is_a_text_call_for_the_text_protocol(registry, ctx)
 
 
 @pytest.mark.parametrize("task", ["hi", "what is a monad", "explain recursion", "what does missing.py do?",
-                                  "thanks!"])
+                                  "thanks!", "what is in .env?"])
 def test_plain_conversation_is_never_reminded(registry, ctx, task):
+    (ctx.project_root / ".env").write_text("KEY=x\n")   # a sensitive file is never pointed at
     assert checks(task, registry, ctx).check("Hello! A monad is a monoid in the category of endofunctors.") is None
+
+
+def test_no_look_first_reminder_for_a_file_attached_to_the_task(registry, ctx):
+    task = 'Review @calc.py for bugs.\n\nAttached files:\n<file path="calc.py">\ndef add(a, b): ...\n</file>'
+    assert checks(task, registry, ctx).check("It subtracts instead of adding.") is None
 
 
 def test_no_look_first_reminder_after_a_call(registry, ctx):

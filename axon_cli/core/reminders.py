@@ -35,11 +35,14 @@ from axon_cli.core.reminders_text import (
     file_mentions,
 )
 from axon_cli.core.repeats import read_only_call
+from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["AnswerChecks", "Guidance"]
+__all__ = ["AnswerChecks", "Guidance", "ATTACHED"]
+
+ATTACHED = "\n\nAttached files:\n"     # what session/attach.py puts before the files a message attaches
 
 
 class AnswerChecks:
@@ -86,11 +89,13 @@ class AnswerChecks:
     def _ground(self, answer: str) -> str | None:
         if self.called:
             return None
-        path = next(iter(self._existing(file_mentions(self.task))), None)
+        asked, _, attached = self.task.partition(ATTACHED)   # @path attachments are already looked at
+        names = [n for n in file_mentions(asked) if f'<file path="{n}">' not in attached]
+        path = next(iter(self._existing(names)), None)
         if path is not None and self.registry.is_active("read_file") and (self.ctx.project_root / path).is_file():
             self.reason = f"the model answered without looking; reminded it to read {path} first"
             return GROUND.format(path=path, call=self._call("read_file", {"path": path}))
-        if (path is not None or PROJECT_QUESTION.search(self.task)) and self.registry.is_active("list_files"):
+        if (path is not None or (PROJECT_QUESTION.search(asked) and not attached)) and self.registry.is_active("list_files"):
             args = {"path": path} if path is not None else {}
             self.reason = "the model answered without looking; reminded it to look at the project first"
             return GROUND_LIST.format(call=self._call("list_files", args))
@@ -129,7 +134,7 @@ class AnswerChecks:
                 inside = path.is_relative_to(root) and path.exists() and path != root
             except (OSError, ValueError):
                 inside = False
-            if inside:
+            if inside and not sensitive_reason(self.ctx.relative(path)):   # never point at .env
                 out.append(name.rstrip("/") or name)
         return out
 
