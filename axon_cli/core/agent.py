@@ -221,11 +221,8 @@ class Agent:
         calls = turn.tool_calls
         answers: dict[str, CallResult] = {}
         runnable: list[ToolCall] = []
-        refused: set[str] = set()
         for call in calls:
-            early = self._precheck(call, turn.finish_reason)
-            if early is None and (early := self._repeats.refusal(call)) is not None:
-                refused.add(call.id)
+            early = self._precheck(call, turn.finish_reason) or self._repeats.refusal(call)
             if early is not None:
                 answers[call.id] = self.dispatcher.reject(call, early)
             else:
@@ -245,8 +242,7 @@ class Agent:
                 answers[call.id] = self.dispatcher.interrupted(call)
         results = [answers[c.id] for c in calls]
         for call, result in zip(calls, results, strict=True):
-            self._repeats.record(call, result, refused=call.id in refused)
-            if call.id not in refused:
+            if not self._repeats.record(call, result):   # a refused repeat is no failure
                 self._track_failure(call, result)
         return results
 

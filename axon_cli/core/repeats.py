@@ -34,6 +34,7 @@ class RepeatGuard:
     def __init__(self, registry: ToolRegistry) -> None:
         self.registry = registry
         self._runs: dict[str, int] = {}
+        self._refused: set[str] = set()      # ids of the calls answered with ALREADY_HAVE
         self.refusals = 0
 
     @property
@@ -46,18 +47,22 @@ class RepeatGuard:
         if n < MAX_RUNS or not self.read_only(call):
             return None
         self.refusals += 1
+        self._refused.add(call.id)
         return ALREADY_HAVE.format(name=call.name, n=n)
 
-    def record(self, call: ToolCall, result: CallResult, refused: bool = False) -> None:
+    def record(self, call: ToolCall, result: CallResult) -> bool:
         """After a call: count a successful read-only run; a successful call that may change
-        something starts the count afresh."""
-        if refused or not result.ok:
-            return
+        something starts the count afresh. True when the call was a refused repeat."""
+        if call.id in self._refused:
+            return True
+        if not result.ok:
+            return False
         if self.read_only(call):
             key = call_key(call)
             self._runs[key] = self._runs.get(key, 0) + 1
         else:
             self._runs.clear()
+        return False
 
     def stop_message(self) -> str:
         return STOPPED.format(n=self.refusals)
