@@ -10,8 +10,7 @@ import pytest
 
 from axon_cli.config import Settings
 from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT
-from axon_cli.core.reminders import AnswerChecks
-from axon_cli.core.reminders_text import file_mentions
+from axon_cli.core.reminders import AnswerChecks, file_mentions
 from axon_cli.core.repeats import ALREADY_HAVE, MAX_REFUSALS, RepeatGuard
 from axon_cli.core.textcalls import parse_text_calls
 from axon_cli.tools.dispatch import CallResult, ToolCall
