@@ -107,3 +107,13 @@ def test_axon_run_sends_local_defaults_and_an_explicit_setting_wins(server, run_
     assert r.code == 0, r.stderr
     body = server.requests[1].body
     assert (body["temperature"], body["max_tokens"]) == (0.9, 1024)
+
+
+def test_axon_config_shows_the_local_defaults_and_where_they_came_from(server, run_axon):
+    server.gets["/v1/models"] = {"data": [{"id": "test-model", "meta": {"n_ctx": 6000}}]}
+    r = run_axon("config")
+    assert r.code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "temperature = 0.2  # local endpoint default" in lines
+    assert "context_window = 6000  # the local server (/models n_ctx)" in lines
+    assert "tool_protocol = 'auto'  # default" in lines
