@@ -4,6 +4,7 @@ the repeat guard, in-process. Their end-to-end behaviour is in test_grounding_e2
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,22 @@ def test_repeat_guard_never_refuses_changes_and_stops_after_refusals(registry):
         assert not guard.stopped
         assert guard.refusal(ls) is not None
     assert guard.stopped and "repeating the same read-only calls" in guard.stop_message()
+
+
+def test_history_told_in_answer_to_a_question_is_no_claim(registry, ctx):
+    c = checks("what changed in the last commit?", registry, ctx)
+    log = call("bash", command="git log -1 -p")
+    c.saw([log], [ok(log)])
+    assert c.check("A subtract function has been added to calc.py, and the tests passed in CI.") is None
+    mine = checks("can you fix calc.py?", registry, ctx)
+    mine.saw([log], [ok(log)])
+    assert (mine.check("Sure, I have fixed calc.py.") or "").startswith("Nothing has been changed")
+
+
+def test_a_file_read_in_an_earlier_turn_and_unchanged_needs_no_new_look(registry, ctx):
+    path = ctx.project_root / "calc.py"
+    ctx.file_state.record(path, path.stat().st_mtime_ns, path.stat().st_size, "")
+    assert checks("and what does calc.py return?", registry, ctx).check("a - b") is None
+    path.write_text("def add(a, b):\n    return a + b\n")
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert (checks("and now calc.py?", registry, ctx).check("a - b") or "").startswith("Look before")

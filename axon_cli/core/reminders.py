@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from axon_cli.core.nudges import TEXT_HINT, Nudger
@@ -29,7 +30,7 @@ from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
 __all__ = ["AnswerChecks", "Guidance", "ATTACHED", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
-           "HANDED_OVER"]
+           "HANDED_OVER", "CLAIM_MINE", "CLAIM_DONE"]
 
 ATTACHED = "\n\nAttached files:\n"     # what session/attach.py puts before the files a message attaches
 
@@ -45,16 +46,17 @@ HANDED_OVER = ("The user cannot call your tools or run commands for you: you hav
 _CHANGE = (r"(?:created|changed|modified|updated|deleted|removed|added|fixed|wrote|written|saved|renamed|"
            r"replaced|edited|corrected|appended|inserted|implemented|refactored|moved)")
 _I = r"\bI(?:'ve|\s+have|\s+just)?\s+(?:(?:now|just|successfully|also|already|then|first)\s+)*"
-CLAIM_CHANGE = re.compile(
+CLAIM_MINE = re.compile(      # "I created …": a claim whatever the task
     rf"{_I}{_CHANGE}\b(?!\s+(?:nothing|anything|no\b))"
-    rf"|\b(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?{_CHANGE}\b"
+    rf"|{_I}(?:ran|executed|tested)\b|\bI(?:'ve|\s+have)\s+(?:(?:now|just|successfully|also|already)\s+)*run\b",
+    re.I)
+CLAIM_DONE = re.compile(      # "… has been added", "Created x": a claim when the task asked for work
+    rf"\b(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?(?:{_CHANGE}|run|executed)\b"
     rf"|\b(?:is|are)\s+now\s+{_CHANGE}\b|\bsuccessfully\s+{_CHANGE}\b"
+    r"|\b(?:all\s+)?(?:the\s+)?tests\s+(?:now\s+)?pass(?:ed)?\b"
     r"|^\s*(?:Done[.!:,]?\s+)?(?:Created|Updated|Fixed|Deleted|Removed|Added|Wrote|Modified|Changed|Saved)"
     r"\s+[`'\"]?[\w./-]+[`'\"]?", re.I | re.M)
-CLAIM_RUN = re.compile(
-    rf"{_I}(?:ran|executed|tested)\b|\bI(?:'ve|\s+have)\s+(?:(?:now|just|successfully|also|already)\s+)*run\b"
-    r"|\b(?:has|have)\s+been\s+(?:successfully\s+)?(?:run|executed)\b"
-    r"|\b(?:all\s+)?(?:the\s+)?tests\s+(?:now\s+)?pass(?:ed)?\b", re.I)
+_RUN_WORDS = re.compile(r"\b(?:ran|run|executed|tested|tests?\s+(?:now\s+)?pass(?:ed)?)\b", re.I)
 TO_USER_COMMAND = re.compile(
     r"\b(?:use|run|execute|try|type|enter)\s+the\s+following\s+(?:commands?|code|script|call)\b"
     r"|\byou\s+(?:can|could|should|need\s+to|must)\s+(?:now\s+)?run\b", re.I)
@@ -142,12 +144,15 @@ class AnswerChecks:
         return None
 
     def _claim(self, answer: str) -> str | None:
-        change = CLAIM_CHANGE.search(answer)
-        if change and not self.changed:
-            what = change.group(0).strip()
-        elif (run := CLAIM_RUN.search(answer)) and not self.ran:
-            what = run.group(0).strip()
-        else:
+        """A claim of a change with no successful change, or of a run with no successful command.
+        Impersonal forms ("… has been added") count only for a task that is not a question: an
+        answer about a project's history says such things truthfully."""
+        claims = [*CLAIM_MINE.finditer(answer)]
+        if not QUESTION.search(self.task.strip()):
+            claims += CLAIM_DONE.finditer(answer)
+        what = next((m.group(0).strip() for m in claims
+                     if not (self.ran if _RUN_WORDS.search(m.group(0)) else self.changed)), None)
+        if what is None:
             return None
         self.reason = "the model claimed work that no tool call did; told it nothing was changed yet"
         return CLAIMED.format(what=what, hint=self.hint or "call one of your tools")
@@ -174,9 +179,17 @@ class AnswerChecks:
                 inside = path.is_relative_to(root) and path.exists() and path != root
             except (OSError, ValueError):
                 inside = False
-            if inside and not sensitive_reason(self.ctx.relative(path)):   # never point at .env
-                out.append(name.rstrip("/") or name)
+            if inside and not sensitive_reason(self.ctx.relative(path)) and not self._seen(path):
+                out.append(name.rstrip("/") or name)   # never .env, nor a file read and unchanged since
         return out
+
+    def _seen(self, path: Path) -> bool:
+        """Read earlier in the session (an earlier turn) and not changed since."""
+        record = self.ctx.file_state.get(path)
+        try:
+            return record is not None and path.is_file() and record.mtime_ns == path.stat().st_mtime_ns
+        except OSError:
+            return False
 
     def _call(self, name: str, args: dict[str, Any]) -> str:
         if self.text_protocol:
