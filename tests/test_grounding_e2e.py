@@ -108,3 +108,15 @@ def test_a_change_in_between_makes_a_read_fair_again(server, run_axon, project):
     assert r.code == 0, r.stderr
     outputs = [e["output"] for e in events(r.stdout) if e["type"] == "tool_call_end"]
     assert len(outputs) == 5 and not any("already have this result" in o for o in outputs)
+
+
+def test_once_per_turn_means_a_new_turn_may_be_reminded_again(server, run_axon, project):
+    claim = text_reply("I have deleted the cache.")
+    server.add(claim, claim)
+    r = run_axon("run", "delete the cache")
+    assert r.code == 0, r.stderr
+    server.add(claim, claim)
+    r = run_axon("run", "delete the cache, really", "--continue")
+    assert r.code == 0, r.stderr
+    reminded = [q for q in server.requests if q.messages[-1]["content"].startswith("Nothing has been changed")]
+    assert len(server.requests) == 4 and len(reminded) == 2
