@@ -22,7 +22,7 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(add_completion=False, no_args_is_help=False, invoke_without_command=True,
                   help="axon: a terminal coding agent for any OpenAI-compatible endpoint.",
-                  context_settings={"help_option_names": ["-h", "--help"]})
+                  context_settings={"help_option_names": ["-h", "--help"]}, pretty_exceptions_enable=False)
 
 MODEL = typer.Option(None, "--model", "-m", help="Model name (env AXON_MODEL).")
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
@@ -190,7 +190,7 @@ def config_cmd(model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL,
     _guard(body)
 
 
-permissions_app = typer.Typer(help="Show the effective permission rules, or explain a decision.",
+permissions_app = typer.Typer(pretty_exceptions_enable=False, help="Show the effective permission rules, or explain a decision.",
                               invoke_without_command=True)
 app.add_typer(permissions_app, name="permissions")
 
@@ -231,7 +231,7 @@ def sessions() -> None:
     _guard(body)
 
 
-mcp_app = typer.Typer(help="MCP servers from config.toml and .mcp.json.")
+mcp_app = typer.Typer(pretty_exceptions_enable=False, help="MCP servers from config.toml and .mcp.json.")
 app.add_typer(mcp_app, name="mcp")
 
 

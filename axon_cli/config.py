@@ -96,6 +96,8 @@ class Settings(BaseModel):
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
     hooks: dict[HookEvent, list[HookConfig]] = Field(default_factory=dict,
                                                      description="user and project hooks add up")
+    tool_formats: dict[str, Literal["qwen", "llama", "mistral", "deepseek", "default"]] = Field(
+        default_factory=dict, description="model-name substring → text tool-prompt family, before the built-in table")
 
 
 ENV_KEYS = {"OPENAI_API_KEY": "api_key", "OPENAI_BASE_URL": "base_url", "AXON_MODEL": "model"}

@@ -25,7 +25,10 @@ def test_text_protocol_tagged_call_round_trip(server, run_axon, project):
     assert "tools" not in first.body and "tool_choice" not in first.body
     assert first.body["stop"] == ["<tool_response"]
     system = first.messages[0]["content"]
-    assert "<tool_call>" in system and "- read_file(path: string" in system and "- bash(command: string" in system
+    assert "<tool_call>" in system and "<tools>" in system
+    tools = system.split("<tools>\n")[1].split("\n</tools>")[0]
+    names = [json.loads(line)["name"] for line in tools.splitlines()]   # test-model: the default family
+    assert "read_file" in names and "bash" in names
     assistant, results = second.messages[-2:]
     assert assistant == {"role": "assistant", "content": reply}
     assert results["role"] == "user"
@@ -120,5 +123,5 @@ def test_config_keys_select_protocol_and_profile(server, run_axon, project):
     assert r.code == 0, r.stderr
     system = server.requests[0].messages[0]["content"]
     assert "tools" not in server.requests[0].body
-    assert "- read_file(" in system and "- write_file(" in system
-    assert "- list_files(" not in system and "list_files" in system   # deferred: found with tool_search
+    assert '"name":"read_file"' in system and '"name":"write_file"' in system
+    assert '"name":"list_files"' not in system and "list_files" in system   # deferred: found with tool_search

@@ -154,7 +154,7 @@ def test_text_protocol_describes_tools_activated_later(registry):
     registry.activate(["memory_save"])
     turn = proto.extract_calls(AssistantTurn(content=call("tool_search", query="memory")), registry)
     content = proto.result_messages(turn, [CallResult("text_call_1", "tool_search", "activated", True)])[0]["content"]
-    assert "now available" in content and "- memory_save(" in content
+    assert "now available" in content and '"name":"memory_save"' in content
 
 
 def test_auto_protocol_prefers_native_calls_and_keeps_kinds_apart(registry):
@@ -165,8 +165,12 @@ def test_auto_protocol_prefers_native_calls_and_keeps_kinds_apart(registry):
     native = AssistantTurn(content=call("bash", command="ls"), tool_calls=[ToolCall("c1", "read_file", "{}")])
     assert proto.extract_calls(native, registry).tool_calls[0].id == "c1" and notices == []
     text = proto.extract_calls(AssistantTurn(content=call("bash", command="ls") + call("nope")), registry)
-    assert [c.name for c in text.tool_calls] == ["bash"] and text.call_errors == []
+    assert [c.name for c in text.tool_calls] == ["bash"]
     assert notices == ["treated a text tool call as a call (bash)"]
+    # a reply of nothing but calls hears about the unusable one; malformed text among prose does not
+    assert len(text.call_errors) == 1 and "unknown tool 'nope'" in text.call_errors[0]
+    prose = proto.extract_calls(AssistantTurn(content="Done. " + call("nope")), registry)
+    assert prose.tool_calls == [] and prose.call_errors == []
     msgs = proto.result_messages(native, [CallResult("c1", "read_file", "x", True)])
     assert msgs == [{"role": "tool", "tool_call_id": "c1", "content": "x"}]
 
@@ -174,10 +178,14 @@ def test_auto_protocol_prefers_native_calls_and_keeps_kinds_apart(registry):
 def test_make_protocol_by_settings(registry):
     assert isinstance(make_protocol(Settings(tool_protocol="text"), registry), TextProtocol)
     assert isinstance(make_protocol(Settings(tool_protocol="auto"), registry), AutoProtocol)
-    native = Settings(prompt_profile="compact", tool_protocol="native")
-    assert isinstance(make_protocol(native, registry), CompactNativeProtocol)
-    assert isinstance(make_protocol(Settings(), registry), AutoProtocol)     # auto is the default
-    assert make_protocol(Settings(), registry).tools_param(registry) == registry.openai_tools()
+    compact = make_protocol(Settings(prompt_profile="compact", tool_protocol="native"), registry)
+    assert compact.tools_param(registry) == CompactNativeProtocol().tools_param(registry)
+    native = make_protocol(Settings(tool_protocol="native"), registry)
+    assert native.tools_param(registry) == registry.openai_tools()
+    assert isinstance(native, AutoProtocol) and native.strict and native.system_block(registry) == ""
+    default = make_protocol(Settings(), registry)                # auto is the default
+    assert isinstance(default, AutoProtocol) and not default.strict
+    assert default.tools_param(registry) == registry.openai_tools()
 
 
 def test_compact_profile_defers_the_rest_without_touching_shared_specs(registry):

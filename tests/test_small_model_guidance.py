@@ -33,13 +33,15 @@ def tool_ctx(tmp_path: Path) -> ToolContext:
 
 
 def test_text_prompt_uses_the_qwen_tool_wording(registry):
-    block = TextProtocol(registry).system_block(registry)
-    tools = block[block.index("<tools>\n") + 8:block.index("\n</tools>")]
-    assert tools.startswith("- read_file(path: string") and "- bash(command: string" in tools
+    block = TextProtocol(registry, family="qwen").system_block(registry)
+    tools = [json.loads(line) for line in block[block.index("<tools>\n") + 8:block.index("\n</tools>")].splitlines()]
+    assert tools[0]["type"] == "function" and tools[0]["function"]["name"] == "read_file"
+    assert tools[0]["function"]["parameters"]["required"] == ["path"]
     assert ('return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n'
             '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>') in block
     assert "<tool_response" not in block   # naming it made a 1.5B model write invented results first
-    assert parse_text_calls(block, registry).calls == []   # the format line is not itself a call
+    # the format line is not itself a call; the one example is generic (placeholders)
+    assert parse_text_calls(block, registry).calls == [("read_file", {"path": "<path>"})]
 
 
 def test_reminder_writes_out_the_shown_command_as_a_text_call(registry):

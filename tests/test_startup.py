@@ -103,10 +103,18 @@ def test_in_a_terminal_the_cached_help_is_typers(env: dict[str, str]) -> None:
     assert "\x1b[" in direct                                        # rich's colours, as typer prints them
 
 
-def test_a_change_to_the_cli_code_is_a_miss(env: dict[str, str]) -> None:
+def installed_cli_source(env: dict[str, str], cwd: Path) -> Path:
+    """The ``cli.py`` the ``axon`` binary loads: under a non-editable install (CI) it is the copy in
+    site-packages, not the checkout's that this test process imported."""
+    found = subprocess.run([sys.executable, "-c", "import axon_cli.cli as c; print(c.__file__)"], env=env,
+                           cwd=cwd, capture_output=True, text=True, timeout=60, check=True)
+    return Path(found.stdout.strip())
+
+
+def test_a_change_to_the_cli_code_is_a_miss(env: dict[str, str], tmp_path: Path) -> None:
     axon(env, "--help", importtime=True)
     assert not imported_typer(axon(env, "--help", importtime=True).stderr)
-    source = Path(cli.__file__)
+    source = installed_cli_source(env, tmp_path)
     before = source.stat()
     try:
         os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))

@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from axon_cli.core import debuglog
 from axon_cli.core.callbacks import AgentCallbacks, TurnHooks
 from axon_cli.core.llm import AssistantTurn, LLMClient
 from axon_cli.core.nudges import EMPTY_GAVE_UP
@@ -195,6 +196,7 @@ class Agent:
     def _query(self) -> AssistantTurn:
         self.callbacks.before_request(self)
         tools = self.protocol.tools_param(self.registry)
+        debuglog.log_request(self.messages, tools, self.protocol, self.registry)
 
         def on_text(text: str) -> None:
             self.emit(AssistantDelta(text=text))
@@ -209,6 +211,7 @@ class Agent:
                 raise
             self.emit(Notice(message="the request was too long; compacted the history and retrying once"))
             turn = self.llm.complete(self.messages, tools, on_text, on_reasoning)
+        debuglog.log_reply(turn)
         u = self.llm.usage
         self.emit(Usage(prompt_tokens=turn.prompt_tokens, completion_tokens=turn.completion_tokens,
                         total_tokens=turn.prompt_tokens + turn.completion_tokens,

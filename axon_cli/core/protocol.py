@@ -6,7 +6,13 @@
   ``<tool_response name="…">…</tool_response>`` blocks; the assistant message in the history is
   the text as the model wrote it. Unusable tagged calls are reported back as errors.
 - ``auto``: native, but a reply without native calls that holds a well-formed text call for an
-  active tool is treated as that call (a Notice event says so).
+  active tool is treated as that call (a Notice event says so); the system prompt shows the text
+  call format as a fall-back.
+- ``native`` (``NativeProtocol`` from ``make_protocol``): native, and a reply that is nothing but
+  text calls (tagged, or call-shaped JSON: ``callshapes``) is treated as those calls too.
+
+The text tool prompt is in the model family's own format (``toolprompt``). In text and auto, and in
+native for a reply made only of calls, unusable calls are reported back to the model.
 
 Every text call still goes through the Dispatcher (validation, permissions, audit): no shortcut.
 """
@@ -21,16 +27,16 @@ from typing import Any
 
 from axon_cli.config import Settings
 from axon_cli.core.agent import NativeProtocol, ToolProtocol
+from axon_cli.core.debuglog import shown
 from axon_cli.core.llm import AssistantTurn, LLMClient
 from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT
-from axon_cli.core.textcalls import describe_tools, first_sentence, parse_text_calls
+from axon_cli.core.textcalls import parse_text_calls
+from axon_cli.core.toolprompt import auto_block, compact_tool, family_for, later_tools, tools_block
 from axon_cli.events import EventSink, Notice
-from axon_cli.prompts import load_template
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
-from axon_cli.tools.spec import ToolSpec
 
-__all__ = ["TextProtocol", "AutoProtocol", "CompactNativeProtocol", "make_protocol", "system_block",
+__all__ = ["TextProtocol", "AutoProtocol", "CompactNativeProtocol", "make_protocol", "system_block", "family",
            "apply_profile", "configure", "compact_tools", "COMPACT_CORE", "TEXT_STOP", "NEXT_STEP", "REPEATED", "SAVED", "ALREADY_DONE"]
 
 log = logging.getLogger("axon.protocol")
@@ -41,7 +47,6 @@ SAVED = "Saved: the file is already changed. This diff only shows the change; do
 ALREADY_DONE = ("Error: this exact {name} call was already applied successfully in your previous step, so it "
                 "was not run again. If the task is done, answer the user in plain text now.")
 REPEATED = "You made the same call{s} as in your previous reply. Do not repeat {it}: use the result{s} above."
-_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
 
 
 def _result_messages(turn: AssistantTurn, results: list[CallResult],
@@ -68,20 +73,36 @@ class _TextCalls:
     def __init__(self) -> None:
         self._ids = itertools.count(1)
 
-    def _text_calls(self, turn: AssistantTurn, registry: ToolRegistry) -> tuple[list[ToolCall], list[str]]:
-        parsed = parse_text_calls(turn.content, registry, turn.finish_reason)
+    def _text_calls(self, turn: AssistantTurn, registry: ToolRegistry, prose: bool = True,
+                    whole_only: bool = False) -> tuple[list[ToolCall], list[str]]:
+        """Calls and errors; ``prose`` False: errors only when the reply held nothing but calls, and no
+        fenced call among prose; ``whole_only``: calls only from such a reply or ``<tool_call>`` tags."""
+        parsed = parse_text_calls(turn.content, registry, turn.finish_reason, prose_fences=prose)
+        found = [c for c, rule in zip(parsed.calls, parsed.rules, strict=True)
+                 if parsed.whole or not whole_only or rule.startswith("<tool_call>")]
+        errors = parsed.errors if prose or parsed.whole else []
+        for (name, _args), rule in zip(parsed.calls, parsed.rules, strict=True):
+            log.debug("text call %s recognised by rule [%s]%s", name, rule, "" if (name, _args) in found else
+                      " (not run: this protocol takes only tagged calls or a reply of nothing but calls)")
+        for error, rule in zip(parsed.errors, parsed.error_rules, strict=True):
+            log.debug("text call error by rule [%s]%s: %s", rule, "" if errors else
+                      " (not reported: malformed text among prose)", shown(error, 600))
+        if not parsed.calls and not parsed.errors and ("{" in turn.content or "```" in turn.content):
+            log.debug("no text call recognised: the reply's JSON or code is not exactly a call")
         calls = [ToolCall(id=f"text_call_{next(self._ids)}", name=name, arguments=json.dumps(args),
-                          source="text") for name, args in parsed.calls]
-        return calls, parsed.errors
+                          source="text") for name, args in found]
+        return calls, errors
 
 
 class TextProtocol(_TextCalls):
     call_hint = TEXT_HINT
+    name = "text"
 
-    def __init__(self, registry: ToolRegistry, detailed: bool = True) -> None:
+    def __init__(self, registry: ToolRegistry, detailed: bool = True, family: str = "default") -> None:
         super().__init__()
         self._registry = registry
         self._detailed = detailed
+        self.family = family
         self._described: set[str] = set()
         self._last_calls: list[str] = []
         self._applied: set[str] = set()   # successful edits of the previous step (name + arguments)
@@ -89,10 +110,8 @@ class TextProtocol(_TextCalls):
     def system_block(self, registry: ToolRegistry) -> str:
         specs = registry.active()
         self._described = {s.name for s in specs}
-        if not specs:
-            return ""
-        # Qwen2.5's own tool-prompt wording: small models trained on it call tools far more often
-        return load_template("text_tools.md").format(tool_list=describe_tools(specs, self._detailed))
+        # the family's own tool-prompt wording: small models trained on it call tools far more often
+        return tools_block(specs, self.family, self._detailed)
 
     def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:
         return None
@@ -115,7 +134,7 @@ class TextProtocol(_TextCalls):
         extra = []
         if new:
             self._described.update(s.name for s in new)
-            extra.append("These tools are now available too:\n" + describe_tools(new, self._detailed))
+            extra.append(later_tools(new, self.family, self._detailed))
         calls = [_key(c) for c in turn.tool_calls]
         ok = {r.call_id for r in results if r.ok and self._is_edit(r.name)}
         self._applied = {_key(c) for c in turn.tool_calls if c.id in ok}
@@ -147,12 +166,25 @@ def _key(call: ToolCall) -> str:
 
 
 class AutoProtocol(_TextCalls):
+    """Native tools; a reply without native calls may hold text calls. ``strict`` (the ``native``
+    protocol): only a reply of nothing but calls, or ``<tool_call>`` tags, and no prompt note."""
+
     call_hint = NATIVE_HINT
 
-    def __init__(self, emit: EventSink | None = None, compact: bool = False) -> None:
+    def __init__(self, emit: EventSink | None = None, compact: bool = False, family: str = "default",
+                 strict: bool = False) -> None:
         super().__init__()
         self._emit = emit or (lambda _e: None)
         self._compact = compact
+        self.family = family
+        self.strict = strict
+
+    @property
+    def name(self) -> str:
+        return "native" if self.strict else "auto"
+
+    def system_block(self, registry: ToolRegistry) -> str:
+        return "" if self.strict else auto_block(registry.active(), self.family)
 
     def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:
         return (compact_tools(registry) if self._compact else registry.openai_tools()) or None
@@ -160,12 +192,14 @@ class AutoProtocol(_TextCalls):
     def extract_calls(self, turn: AssistantTurn, registry: ToolRegistry) -> AssistantTurn:
         if turn.tool_calls:
             return turn
-        calls, _errors = self._text_calls(turn, registry)   # auto never reports malformed text
+        # malformed text among prose is never reported; a reply of nothing but calls is
+        calls, errors = self._text_calls(turn, registry, prose=False, whole_only=self.strict)
         if calls:
             names = ", ".join(c.name for c in calls)
             log.debug("treated a text tool call as a call: %s", names)
             self._emit(Notice(message=f"treated a text tool call as a call ({names})"))
             turn.tool_calls = calls
+        turn.call_errors = errors
         return turn
 
     def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]:
@@ -180,35 +214,27 @@ class CompactNativeProtocol(NativeProtocol):
 
 
 def compact_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
-    return [_compact_tool(s) for s in registry.active()]
+    return [compact_tool(s) for s in registry.active()]
 
 
-def _compact_tool(spec: ToolSpec[Any]) -> dict[str, Any]:
-    schema = spec.json_schema()
-    schema.pop("additionalProperties", None)
-    for prop in (schema.get("properties") or {}).values():
-        if not isinstance(prop, dict):
-            continue
-        for bound in _BOUNDS:   # dispatch still validates them; the model rarely needs them
-            prop.pop(bound, None)
-        if prop.get("description"):
-            prop["description"] = first_sentence(prop["description"], 80)
-    return {"type": "function",
-            "function": {"name": spec.name, "description": first_sentence(spec.one_line(), 120), "parameters": schema}}
+def family(settings: Settings) -> str:
+    """The text tool-prompt family of the configured model (``tool_formats``, then the built-in table)."""
+    return family_for(settings.model, settings.tool_formats)
 
 
 def make_protocol(settings: Settings, registry: ToolRegistry, emit: EventSink | None = None) -> ToolProtocol:
     compact = settings.prompt_profile == "compact"
+    log.debug("tool protocol %s, profile %s, model %s: text prompt family %s", settings.tool_protocol,
+              settings.prompt_profile, settings.model, family(settings))
     if settings.tool_protocol == "text":
-        return TextProtocol(registry, detailed=not compact)
-    if settings.tool_protocol == "auto":
-        return AutoProtocol(emit, compact=compact)
-    return CompactNativeProtocol() if compact else NativeProtocol()
+        return TextProtocol(registry, detailed=not compact, family=family(settings))
+    return AutoProtocol(emit, compact=compact, family=family(settings), strict=settings.tool_protocol == "native")
 
 
 def system_block(protocol: ToolProtocol, registry: ToolRegistry) -> str:
-    """What the protocol adds to the system prompt (the tool list, for the text protocol)."""
-    return protocol.system_block(registry) if isinstance(protocol, TextProtocol) else ""
+    """What the protocol adds to the system prompt (the tool list for text, the call format for auto)."""
+    block = getattr(protocol, "system_block", None)
+    return block(registry) if callable(block) else ""
 
 
 def apply_profile(registry: ToolRegistry, settings: Settings) -> None:

@@ -1,16 +1,21 @@
 """Tool calls written as text, for models without (reliable) native function calling.
 
-Two halves: ``describe_tools`` renders the active tools as compact signatures for the system
-prompt, and ``parse_text_calls`` finds the calls a model wrote in its reply:
+Two halves: ``describe_tools`` renders tools as one-line signatures (a compact listing; the text
+protocol's system prompt lists JSON schemas instead, ``toolprompt``), and ``parse_text_calls``
+finds the calls a model wrote in its reply:
 
 - ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` (the Hermes/Qwen convention), also
   ``<tools>…</tools>`` and ``<function_call>…</function_call>`` wrappers, a JSON list inside one,
-  a missing closing tag at the very end, and ``"parameters"`` instead of ``"arguments"``;
-- a bare fenced ```json block holding exactly ``{"name": <active tool>, "arguments": {…}}``.
+  a missing closing tag at the very end (several such openings are several calls), and ``"parameters"`` instead of ``"arguments"``;
+- a bare fenced ```json block holding exactly ``{"name": <active tool>, "arguments": {…}}``
+  (``prose_fences``: the text protocol only);
+- a reply that is nothing but call-shaped JSON (``callshapes``: one object, several, fenced).
 
-A tagged block that cannot be used (bad JSON, unknown or inactive tool, cut off by the output
-limit) becomes an error for the model to read; a fenced block that is not exactly a call is just
-code and is left alone.
+A tagged block, or a call-shaped reply, that cannot be used (bad JSON, unknown or inactive tool,
+cut off by the output limit) becomes an error for the model to read (an unknown name with the
+closest tool names, ``tools/suggest``); a fenced block that is not exactly a call is just code and
+is left alone, and JSON among prose is never a call. ``rules`` says which rule found each call or
+error (for ``--debug``); ``whole`` says the reply held nothing but calls.
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from axon_cli.core.callshapes import call_shape, whole_reply_calls
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolSpec
+from axon_cli.tools.suggest import unknown_tool_message
 
 __all__ = ["ParsedCalls", "parse_text_calls", "describe_tools", "type_of", "signature",
            "first_sentence"]
@@ -31,6 +38,7 @@ __all__ = ["ParsedCalls", "parse_text_calls", "describe_tools", "type_of", "sign
 _TAGS = "tool_call|tools|function_call"
 _CLOSED = re.compile(rf"<({_TAGS})>(.*?)</\1>", re.S)
 _UNCLOSED = re.compile(rf"<({_TAGS})>(.*)\Z", re.S)
+_OPENING = re.compile(rf"<(?:{_TAGS})>")
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.S)
 _INNER_FENCE = re.compile(r"\A```[a-zA-Z]*\s*\n?(.*?)\n?```\Z", re.S)
 FORMAT_HINT = 'Write each call as <tool_call>{"name": "TOOL", "arguments": {...}}</tool_call>.'
@@ -41,9 +49,13 @@ class ParsedCalls:
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)   # (name, arguments)
     errors: list[str] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)              # where calls were found
+    rules: list[str] = field(default_factory=list)         # per call: the rule that found it
+    error_rules: list[str] = field(default_factory=list)   # per error: the rule that found it
+    whole: bool = False                                 # the reply held calls (or call errors) only
 
 
-def parse_text_calls(content: str, registry: ToolRegistry, finish_reason: str | None = None) -> ParsedCalls:
+def parse_text_calls(content: str, registry: ToolRegistry, finish_reason: str | None = None,
+                     prose_fences: bool = True) -> ParsedCalls:
     """Every text call in ``content``; only active tools with object arguments become calls."""
     out = ParsedCalls()
     if "&lt;" in content or "&#34;" in content or "&quot;" in content:
@@ -51,7 +63,7 @@ def parse_text_calls(content: str, registry: ToolRegistry, finish_reason: str | 
     taken: list[tuple[int, int]] = []
     for m in _CLOSED.finditer(content):
         taken.append(m.span())
-        _take_tagged(m.group(2), registry, out)
+        _take_tagged(m.group(2), registry, out, f"<{m.group(1)}> block")
     rest = _blank(content, taken)
     cut = _UNCLOSED.search(rest)
     if cut:
@@ -60,15 +72,41 @@ def parse_text_calls(content: str, registry: ToolRegistry, finish_reason: str | 
             out.errors.append("Error: your reply hit the output token limit inside a <tool_call> block, so "
                               "that call was not run. Send it again, smaller (split a large write into "
                               "several edits).")
+            out.error_rules.append("<tool_call> without its closing tag, cut by the output limit")
         else:
-            _take_tagged(cut.group(2), registry, out)
-    for m in _FENCE.finditer(_blank(content, taken)):
+            for body in _OPENING.split(cut.group(2)):
+                if body.strip():
+                    _take_tagged(body, registry, out, f"<{cut.group(1)}> without its closing tag at the end")
+    if not taken:
+        _take_whole(content, registry, out)
+        if out.rules or out.error_rules:
+            out.whole = True
+            return out
+    for m in _FENCE.finditer(_blank(content, taken)) if prose_fences else ():
         call = _exact_call(m.group(1), registry)
         if call is not None:
             taken.append(m.span())
             out.calls.append(call)
+            out.rules.append("fenced ```json block of exactly the call shape")
     out.spans = sorted(taken)
+    out.whole = bool(taken) and not _blank(content, taken).strip()
     return out
+
+
+def _take_whole(content: str, registry: ToolRegistry, out: ParsedCalls) -> None:
+    found = whole_reply_calls(content)
+    if found is None:
+        return
+    calls, rule = found
+    for name, args in calls:
+        checked = _check_item({"name": name, "arguments": args}, registry, "")
+        if isinstance(checked, str):
+            out.errors.append(checked)
+            out.error_rules.append(f"{rule}: {checked.split(';')[0]}")
+        else:
+            out.calls.append(checked)
+            out.rules.append(rule)
+    out.spans = [(0, len(content))]
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:
@@ -79,7 +117,7 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _take_tagged(body: str, registry: ToolRegistry, out: ParsedCalls) -> None:
+def _take_tagged(body: str, registry: ToolRegistry, out: ParsedCalls, rule: str) -> None:
     body = body.strip()
     fenced = _INNER_FENCE.match(body)
     if fenced:
@@ -89,13 +127,16 @@ def _take_tagged(body: str, registry: ToolRegistry, out: ParsedCalls) -> None:
         data = _loads_lenient(body)
     except ValueError as e:
         out.errors.append(f"Error: this tool call is not valid JSON ({e}): {shown}\n{FORMAT_HINT}")
+        out.error_rules.append(f"{rule}: not valid JSON")
         return
     for item in data if isinstance(data, list) else [data]:
         checked = _check_item(item, registry, shown)
         if isinstance(checked, str):
             out.errors.append(checked)
+            out.error_rules.append(f"{rule}: {checked.split(';')[0]}")
         else:
             out.calls.append(checked)
+            out.rules.append(rule)
 
 
 def _loads_lenient(body: str) -> Any:
@@ -114,8 +155,12 @@ def _loads_lenient(body: str) -> Any:
 
 
 def _check_item(item: Any, registry: ToolRegistry, shown: str) -> tuple[str, dict[str, Any]] | str:
-    """A (name, arguments) call, or an error message for the model."""
-    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+    """A (name, arguments) call, or an error message for the model (a tool's description, with
+    ``description``, is not a call)."""
+    if isinstance(item, dict) and isinstance(item.get("function"), dict) and call_shape(item) is not None:
+        item = item["function"]   # {"type": "function", "function": {"name": …, "arguments": …}}
+    if (not isinstance(item, dict) or not isinstance(item.get("name"), str)
+            or set(item) - {"name", "arguments", "parameters", "type", "id"}):
         return (f'Error: a tool call must be a JSON object with "name" and "arguments"; nothing was run: '
                 f"{shown}\n{FORMAT_HINT}")
     name = item["name"]
@@ -125,7 +170,7 @@ def _check_item(item: Any, registry: ToolRegistry, shown: str) -> tuple[str, dic
             args = json.loads(args) if args.strip() else {}
     active = ", ".join(s.name for s in registry.active())
     if registry.get(name) is None:
-        return f"Error: unknown tool {name!r}; nothing was run. Available tools: {active}."
+        return unknown_tool_message(name, args, registry)
     if not registry.is_active(name):
         return (f"Error: tool {name!r} is not active yet; nothing was run. Call tool_search with a query "
                 f"for it first. Active tools: {active}.")
@@ -182,8 +227,8 @@ def signature(spec: ToolSpec[Any]) -> str:
 def first_sentence(text: str, limit: int) -> str:
     """The first sentence of ``text``, cut at a word boundary to at most ``limit`` characters."""
     line = " ".join(text.strip().split())
-    m = re.match(r"(.+?[.;])(\s|$)", line)
-    line = m.group(1) if m else line
+    m = re.match(r"(.+?)(?<!e\.g)(?<!i\.e)([.;])(?:\s|$)", line)   # not at "e.g." / "i.e."; no trailing ";"
+    line = m.group(1) + ("." if m.group(2) == "." else "") if m else line
     return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0].rstrip(",;:(") + "…"
 
 

@@ -44,6 +44,7 @@ from axon_cli.tools.spec import (
     ToolOutput,
     ToolSpec,
 )
+from axon_cli.tools.suggest import suggestion
 from axon_cli.tools.tool_hooks import ToolHooks
 from axon_cli.tools.validation import format_validation_error
 
@@ -145,7 +146,7 @@ class Dispatcher:
         spec = self.registry.get(call.name)
         if spec is None or not self.registry.is_active(call.name):
             self._begin(call, args, "")
-            return self._fail(call, started, self._unknown_tool(call.name, spec), args)
+            return self._fail(call, started, self._unknown_tool(call.name, spec, args), args)
         try:
             tool_input = spec.input_model.model_validate(args)
         except ValidationError as e:
@@ -163,12 +164,12 @@ class Dispatcher:
         except Exception:
             return ""
 
-    def _unknown_tool(self, name: str, spec: ToolSpec[Any] | None) -> str:
+    def _unknown_tool(self, name: str, spec: ToolSpec[Any] | None, args: Any = None) -> str:
         active = ", ".join(s.name for s in self.registry.active())
         if spec is not None:
             return (f"Error: tool {name!r} is deferred and not active yet. Call tool_search with a "
                     f"query for it to activate it. Active tools: {active}.")
-        return f"Error: unknown tool {name!r}. Available tools: {active}."
+        return f"Error: unknown tool {name!r}. Available tools: {active}.{suggestion(name, args, self.registry)}"
 
     # -- the handler and everything after it --------------------------------------------------
     def execute(self, p: Prepared) -> CallResult:
