@@ -134,10 +134,11 @@ class AnswerChecks:
         asked, _, attached = self.task.partition(ATTACHED)   # @path attachments are already looked at
         names = [n for n in file_mentions(asked) if f'<file path="{n}">' not in attached]
         path = next(iter(self._existing(names)), None)
-        if path is not None and self.registry.is_active("read_file") and (self.ctx.project_root / path).is_file():
+        if path is not None and self.registry.is_active("read_file") and self.ctx.resolve(path).is_file():
             self.reason = f"the model answered without looking; reminded it to read {path} first"
             return GROUND.format(path=path, call=self._call("read_file", {"path": path}))
-        if (path is not None or (PROJECT_QUESTION.search(asked) and not attached)) and self.registry.is_active("list_files"):
+        about_project = path is not None or (PROJECT_QUESTION.search(asked) and not attached)
+        if about_project and self.registry.is_active("list_files"):
             args = {"path": path} if path is not None else {}
             self.reason = "the model answered without looking; reminded it to look at the project first"
             return GROUND_LIST.format(call=self._call("list_files", args))
@@ -195,7 +196,6 @@ class AnswerChecks:
         if self.text_protocol:
             return "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
         return f"call {name} with {json.dumps(args)}"
-
 
 
 class Guidance:
