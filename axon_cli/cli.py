@@ -174,10 +174,12 @@ def tools(model: Optional[str] = MODEL) -> None:
 def config_cmd(model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE) -> None:
     """Print the effective settings and where each value came from."""
     def body() -> None:
+        from axon_cli.core.local_defaults import apply_local_defaults
         from axon_cli.trust.report import waiting_lines
         from axon_cli.trust.widening import CONFIG
 
         loaded = _settings(_project_root(), model=model, base_url=base_url, mode=mode)
+        apply_local_defaults(loaded)     # what a run would use on a local endpoint
         data = loaded.settings.model_dump()
         for key, value in data.items():
             if key == "api_key" and value:

@@ -85,7 +85,8 @@ class Settings(BaseModel):
     snapshots: bool = Field(True, description="snapshot the workspace before each turn's changes, for undo")
     snapshot_max_file_mb: float = Field(10.0, gt=0, description="files larger than this are not snapshotted")
     snapshot_max_new_mb: float = Field(50.0, gt=0, description="new or changed content one snapshot copies, at most")
-    tool_protocol: Literal["native", "text", "auto"] = "native"
+    tool_protocol: Literal["native", "text", "auto"] = Field(
+        "auto", description="auto = native calls, plus well-formed text calls in a reply without native ones")
     prompt_profile: Literal["default", "compact"] = "default"
     context_window: int = Field(128_000, gt=1000, description="the model's context window in tokens")
     compact_at: float = Field(0.8, gt=0.1, lt=1.0, description="share of context_window that triggers compaction")

@@ -85,6 +85,8 @@ class ScriptedServer:
         self.script: Script = list(script or [])
         self.requests: list[Recorded] = []
         self.model = model
+        self.gets: dict[str, Any] = {}          # GET path -> JSON payload (default: the model list)
+        self.get_paths: list[str] = []          # every GET, in order
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
@@ -144,7 +146,11 @@ class ScriptedServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_GET(self) -> None:  # /v1/models
+            def do_GET(self) -> None:  # /v1/models, or what ``gets`` says for the path
+                server.get_paths.append(self.path)
+                if self.path in server.gets:
+                    self._send_json(200, json.dumps(server.gets[self.path]))
+                    return
                 payload = json.dumps({"object": "list", "data": [{"id": server.model, "object": "model"}]})
                 self._send_json(200, payload)
 

@@ -165,7 +165,8 @@ def test_300_turns_with_growing_output_stay_under_the_budget(small_window, proje
     assert_paired(loaded.messages)
 
 
-def test_a_failing_summary_leaves_the_history_and_is_retried_a_few_times(small_window, project, server):
+def test_a_failing_summary_is_retried_a_few_times_then_the_oldest_turns_are_dropped(small_window, project,
+                                                                                    server):
     events: list[Event] = []
     rt = _session(small_window, project, events)
     history = [{"role": "user", "content": f"message {i} " + "z" * 2000} for i in range(20)]
@@ -178,8 +179,14 @@ def test_a_failing_summary_leaves_the_history_and_is_retried_a_few_times(small_w
         rt.close()
     assert result.result == "answered anyway"
     assert [bool(r.body.get("tools")) for r in server.requests] == [False, False, False, True]
-    assert server.requests[3].messages[:-1] == before      # nothing elided or summarised
+    sent = server.requests[3].messages
+    assert sent[0] == before[0] and sent[-1] == {"role": "user", "content": "go"}
+    assert sent[1]["content"].startswith("[Earlier conversation") and "dropped" in sent[1]["content"]
+    kept = sent[2:-1]
+    assert kept and kept == before[len(before) - len(kept):]       # the newest kept verbatim
+    assert _prompt_tokens(server.requests[3].body) < WINDOW * 0.8  # under the budget, not only the window
     assert any(isinstance(e, Notice) and "could not summarise" in e.message for e in events)
+    assert any(isinstance(e, Notice) and "dropped the" in e.message for e in events)
 
 
 def test_too_long_triggers_one_compaction_and_one_retry_never_a_loop(small_window, project, server):

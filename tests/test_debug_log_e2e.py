@@ -41,10 +41,11 @@ def test_text_protocol_requests_replies_and_rules_are_logged(server, run_axon, p
 def test_native_protocol_logs_the_tools_field_and_native_calls(server, run_axon, project):
     (project / "a.txt").write_text("A\n")
     server.add(tool_reply(("read_file", {"path": "a.txt"})), text_reply("done"))
-    r = run_axon("run", "read a", "--debug")
+    r = run_axon("run", "read a", "--debug", "--tool-protocol", "native")   # auto is the default now
     assert r.code == 0, r.stderr
     log = debug_log(project)
     assert "request: protocol native, 2 messages, ~" in log
+    assert "local endpoint http://127.0.0.1" in log and "temperature=0.2, max_tokens=1024" in log
     assert "tools field: read_file, write_file, edit_file" in log
     assert 'native calls: read_file({"path": "a.txt"})' in log
     assert "finish_reason tool_calls" in log and "finish_reason stop" in log

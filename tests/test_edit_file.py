@@ -205,7 +205,9 @@ def test_empty_old_string_creates_a_new_file_only(tools: Tools) -> None:
     res = tools.call("edit_file", path="new/mod.py", old_string="", new_string="x = 1\n")
     assert res.ok and res.content == "created new/mod.py, 1 lines"
     assert (tools.root / "new/mod.py").read_bytes() == b"x = 1\n"
-    assert "old_string is empty" in tools.err("edit_file", path="new/mod.py", old_string="", new_string="y")
+    err = tools.err("edit_file", path="new/mod.py", old_string="", new_string="y")
+    assert "old_string is empty" in err
+    assert 'To append, use its last line as the anchor: old_string = "x = 1"' in err and "write_file" in err
 
 
 def test_edit_errors_for_missing_directory_and_binary(tools: Tools) -> None:

@@ -51,7 +51,7 @@ def test_run_command_expands_arguments_and_attaches_files_but_never_secrets(serv
     (project / "src").mkdir()
     (project / "src" / "a.py").write_text("def add(a, b):\n    return a - b\n")
     (project / ".env").write_text("OPENAI_API_KEY=sk-live-secret-value-123456789\n")
-    server.add(text_reply("no bugs"), text_reply("it subtracts"))
+    server.add(tool_reply(("read_file", {"path": "src/a.py"})), text_reply("no bugs"), text_reply("it subtracts"))
     ran = run_axon("run", "--command", "review", "src/a.py")
     assert ran.code == 0, ran.stderr
     assert ran.stdout.strip() == "no bugs"
@@ -59,7 +59,7 @@ def test_run_command_expands_arguments_and_attaches_files_but_never_secrets(serv
         "Review src/a.py for bugs. Start with src/a.py and read it first.")
     ran = run_axon("run", "--command", "explain", "src/a.py")
     assert ran.code == 0, ran.stderr
-    sent = server.requests[1].messages[-1]["content"]
+    sent = server.requests[2].messages[-1]["content"]
     assert sent.startswith("Explain @src/a.py and @.env in one line.")
     assert '<file path="src/a.py">\ndef add(a, b):\n    return a - b\n' in sent
     assert "sk-live-secret" not in sent and '<file path=".env">' not in sent

@@ -178,11 +178,14 @@ def test_auto_protocol_prefers_native_calls_and_keeps_kinds_apart(registry):
 def test_make_protocol_by_settings(registry):
     assert isinstance(make_protocol(Settings(tool_protocol="text"), registry), TextProtocol)
     assert isinstance(make_protocol(Settings(tool_protocol="auto"), registry), AutoProtocol)
-    compact = make_protocol(Settings(prompt_profile="compact"), registry)
+    compact = make_protocol(Settings(prompt_profile="compact", tool_protocol="native"), registry)
     assert compact.tools_param(registry) == CompactNativeProtocol().tools_param(registry)
-    native = make_protocol(Settings(), registry)
+    native = make_protocol(Settings(tool_protocol="native"), registry)
     assert native.tools_param(registry) == registry.openai_tools()
     assert isinstance(native, AutoProtocol) and native.strict and native.system_block(registry) == ""
+    default = make_protocol(Settings(), registry)                # auto is the default
+    assert isinstance(default, AutoProtocol) and not default.strict
+    assert default.tools_param(registry) == registry.openai_tools()
 
 
 def test_compact_profile_defers_the_rest_without_touching_shared_specs(registry):

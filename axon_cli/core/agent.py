@@ -18,8 +18,10 @@ from typing import Any, Literal, Protocol
 from axon_cli.core import debuglog
 from axon_cli.core.callbacks import AgentCallbacks, TurnHooks
 from axon_cli.core.llm import AssistantTurn, LLMClient
-from axon_cli.core.nudges import EMPTY_GAVE_UP, Nudger
-from axon_cli.errors import AxonError
+from axon_cli.core.nudges import EMPTY_GAVE_UP
+from axon_cli.core.reminders import Guidance
+from axon_cli.core.repeats import RepeatGuard, call_key
+from axon_cli.errors import AxonError, ContextTooLong
 from axon_cli.events import (
     AssistantDelta,
     AssistantMessage,
@@ -96,6 +98,7 @@ class Agent:
             self.append({"role": "system", "content": self.system_prompt()})
         self.turns_total = 0
         self._failures: dict[str, int] = {}   # failed calls (name + arguments) → times, until one succeeds
+        self._repeats = RepeatGuard(registry)   # identical read-only calls since the last change (per turn)
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="axon-tool")
 
     def system_prompt(self) -> str:
@@ -123,17 +126,17 @@ class Agent:
         self.append({"role": "user", "content": task})
         if verdict is not None and verdict.context:
             self.append({"role": "user", "content": verdict.context})
-        result = self._run_loop(limit)
+        result = self._run_loop(limit, task)
         self.emit(TurnComplete(result=result.result, num_turns=result.num_turns, stop_reason=result.stop_reason))
         self.callbacks.after_turn(self, result)
         return result
 
-    def _run_loop(self, limit: int) -> RunResult:
+    def _run_loop(self, limit: int, task: str = "") -> RunResult:
         turns = 0
         continued: list[str] = []
         sent_back = False       # a Stop hook already sent the agent back to work this turn
-        nudger = Nudger(getattr(self.protocol, "call_hint", None), bool(self.registry.active()), self.registry,
-                        self.ctx)
+        self._repeats = RepeatGuard(self.registry)
+        nudger = Guidance(task, getattr(self.protocol, "call_hint", None), self.registry, self.ctx)
         try:
             while turns < limit:
                 turns += 1
@@ -156,7 +159,7 @@ class Agent:
                         self.append({"role": "user", "content": CONTINUE_PROMPT})
                         continue
                     answer = "".join(continued) + turn.content
-                    nudge = nudger.check(answer)   # empty reply: retry once; "let me run…": remind once
+                    nudge = nudger.check(answer)   # empty reply, "let me run…", an ungrounded answer: once each
                     if nudger.gave_up:
                         self.emit(Error(message=EMPTY_GAVE_UP))
                         return RunResult(EMPTY_GAVE_UP, "error", turns, error=EMPTY_GAVE_UP)
@@ -173,12 +176,15 @@ class Agent:
                         continue
                     return RunResult(answer, "final", turns)
                 continued.clear()
-                nudger.saw_calls()
                 results = self._execute(turn)
+                nudger.saw(turn.tool_calls, results)
                 for message in self.protocol.result_messages(turn, results):
                     self.append(message)
                 if self.ctx.cancel.is_set():
                     return RunResult("interrupted by user", "interrupted", turns)
+                if self._repeats.stopped:   # refused repeats, again and again: no progress
+                    self.emit(Error(message=(why := self._repeats.stop_message())))
+                    return RunResult(why, "error", turns, error=why)
             return RunResult(f"stopped: reached the limit of {limit} turns", "max_turns", turns)
         except KeyboardInterrupt:
             self.ctx.cancel.set()
@@ -191,7 +197,6 @@ class Agent:
         self.callbacks.before_request(self)
         tools = self.protocol.tools_param(self.registry)
         debuglog.log_request(self.messages, tools, self.protocol, self.registry)
-        from axon_cli.errors import ContextTooLong
 
         def on_text(text: str) -> None:
             self.emit(AssistantDelta(text=text))
@@ -220,7 +225,7 @@ class Agent:
         answers: dict[str, CallResult] = {}
         runnable: list[ToolCall] = []
         for call in calls:
-            early = self._precheck(call, turn.finish_reason)
+            early = self._precheck(call, turn.finish_reason) or self._repeats.refusal(call)
             if early is not None:
                 answers[call.id] = self.dispatcher.reject(call, early)
             else:
@@ -240,7 +245,8 @@ class Agent:
                 answers[call.id] = self.dispatcher.interrupted(call)
         results = [answers[c.id] for c in calls]
         for call, result in zip(calls, results, strict=True):
-            self._track_failure(call, result)
+            if not self._repeats.record(call, result):   # a refused repeat is no failure
+                self._track_failure(call, result)
         return results
 
     def _precheck(self, call: ToolCall, finish_reason: str | None) -> str | None:
@@ -249,7 +255,7 @@ class Agent:
                 json.loads(call.arguments or "{}")
             except ValueError:
                 return CUT_CALL
-        count = self._failures.get(_call_key(call), 0)
+        count = self._failures.get(call_key(call), 0)
         return LOOPING.format(n=count) if count >= LOOP_LIMIT else None
 
     def _track_failure(self, call: ToolCall, result: CallResult) -> None:
@@ -260,7 +266,7 @@ class Agent:
             if spec is None or spec.category != "read":
                 self._failures.clear()
         else:
-            key = _call_key(call)
+            key = call_key(call)
             self._failures[key] = self._failures.get(key, 0) + 1
 
     def _run_one(self, call: ToolCall) -> CallResult:
@@ -292,10 +298,3 @@ class Agent:
             except TimeoutError:
                 raise KeyboardInterrupt from None
 
-
-def _call_key(call: ToolCall) -> str:
-    try:
-        args = json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
-    except ValueError:
-        args = call.arguments
-    return f"{call.name}:{args}"

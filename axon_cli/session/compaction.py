@@ -9,8 +9,10 @@ Two steps, cheapest first:
    message that keeps the task, decisions, files touched and open todos; the system prompt and the
    recent turns are kept verbatim, and an assistant message is never split from its tool results.
 
-A failing summary leaves the history as it was and is retried at most ``MAX_SUMMARY_ATTEMPTS``
-times (each with less text), then given up on for this request with a Notice. The transcript
+A failing summary is retried at most ``MAX_SUMMARY_ATTEMPTS`` times (each with less text), then
+given up on for this request with a Notice. Without a summary the history still has to fit: the
+fallback (``compaction_fallback``) elides all old tool output, then drops the oldest turns (a tool
+call kept with its results) behind one note, and says so in a Notice. The transcript
 keeps the full history; ``on_compacted`` receives the new history so the session can log it.
 """
 
@@ -25,6 +27,7 @@ from axon_cli.config import Settings
 from axon_cli.errors import LLMError
 from axon_cli.events import Compacted, EventSink, Notice
 from axon_cli.prompts import load_template
+from axon_cli.session.compaction_fallback import drop_oldest, split_point
 from axon_cli.session.compaction_text import (
     ELIDED_PREFIX,
     SUMMARY_PREFIX,
@@ -39,7 +42,7 @@ from axon_cli.session.compaction_text import (
 if TYPE_CHECKING:
     from axon_cli.core.agent import Agent
 
-__all__ = ["Compactor", "CompactionResult", "elide", "split_point", "MAX_SUMMARY_ATTEMPTS"]
+__all__ = ["Compactor", "CompactionResult", "elide", "split_point", "drop_oldest", "MAX_SUMMARY_ATTEMPTS"]
 
 MAX_SUMMARY_ATTEMPTS = 3
 ELIDE_MIN_CHARS = 600          # smaller tool results are not worth eliding
@@ -53,7 +56,7 @@ COOLDOWN_REQUESTS = 3          # after a failed summary, automatic attempts paus
 class CompactionResult:
     before_tokens: int
     after_tokens: int
-    method: str                # "elide", "summary", "elide+summary"
+    method: str                # "elide", "summary", "elide+summary", "elide+drop" (no summary came)
 
     def line(self) -> str:
         return (f"compacted the history ({self.method}): about {self.before_tokens:,} → "
@@ -117,26 +120,6 @@ def _elided(msg: dict[str, Any], calls: dict[str, tuple[str, dict[str, Any]]]) -
     if msg.get("tool_calls"):
         return elide_arguments(msg, ELIDE_MIN_CHARS)
     return None
-
-
-def split_point(messages: list[dict[str, Any]], keep_tokens: int) -> int:
-    """The index where the verbatim tail starts: as much recent history as fits in ``keep_tokens``
-    (at least the last exchange), starting at a message that is not a tool result — at a user
-    message (a turn's start) when one fits."""
-    start = 1 if messages and messages[0].get("role") == "system" else 0
-    fitting: list[int] = []
-    chars = 0
-    for i in range(len(messages) - 1, start, -1):
-        chars += message_chars(messages[i])
-        if messages[i].get("role") == "tool":
-            continue
-        if chars // 4 > keep_tokens and fitting:
-            break
-        fitting.append(i)
-    if not fitting:
-        return len(messages)
-    users = [i for i in fitting if messages[i].get("role") == "user"]
-    return min(users) if users else min(fitting)
 
 
 class Compactor:
@@ -207,6 +190,8 @@ class Compactor:
             messages, more = elide(messages, goal, keep_recent=1, protect_reads=False)
             if more and "elide" not in methods:
                 methods.insert(0, "elide")
+        if not manual and "summary" not in methods and approx_tokens(messages) > goal:
+            messages = self._fallback(messages, goal, methods)
         if not methods:
             return None
         agent.messages[:] = messages
@@ -217,6 +202,21 @@ class Compactor:
         if self.on_compacted is not None:
             self.on_compacted(messages, result)
         return result
+
+    def _fallback(self, messages: list[dict[str, Any]], goal: int, methods: list[str]) -> list[dict[str, Any]]:
+        """No summary, still too long: elide all old tool output, then drop the oldest turns."""
+        messages, elided = elide(messages, goal, keep_recent=1, protect_reads=False)
+        messages, dropped = drop_oldest(messages, goal, self.todos()) if approx_tokens(messages) > goal \
+            else (messages, 0)
+        if elided and "elide" not in methods:
+            methods.insert(0, "elide")
+        if dropped:
+            methods.append("drop")
+        if elided or dropped:
+            self.emit(Notice(message=f"the history was not summarised and did not fit the context window: "
+                                     f"elided old tool output and dropped the {dropped} oldest messages "
+                                     "(each tool call kept with its results)"))
+        return messages
 
     def _summarise(self, agent: Agent, messages: list[dict[str, Any]], focus: str | None,
                    keep_tokens: int) -> list[dict[str, Any]] | None:
@@ -247,5 +247,5 @@ class Compactor:
             error = "the model returned an empty summary"
         self._cooldown = COOLDOWN_REQUESTS
         self.emit(Notice(message=f"could not summarise the history after {MAX_SUMMARY_ATTEMPTS} attempts "
-                                 f"({error[:160]}); the history is left as it was"))
+                                 f"({error[:160]})"))
         return None

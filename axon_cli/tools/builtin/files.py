@@ -7,6 +7,7 @@ BOM, line endings, the final newline and the file mode, and are atomic.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,15 @@ def _existing_file(ctx: ToolContext, path: Path) -> tuple[TextFile, bytes]:
     return decode_bytes(data), data
 
 
+def empty_old_string_message(rel: str, text: str) -> str:
+    """How to add to a non-empty file when old_string was left empty (small models try to append so)."""
+    last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
+    return (f"old_string is empty but {rel} is not empty. To append, use its last line as the anchor: "
+            f"old_string = {json.dumps(last, ensure_ascii=False)} and new_string = that line, a newline, then "
+            "the text to add. To change other text, quote that text as old_string; to replace the whole file, "
+            "use write_file.")
+
+
 def plan_edit(inp: EditFileInput, ctx: ToolContext) -> Plan:
     path = ctx.resolve(inp.path)
     rel = ctx.relative(path)
@@ -92,8 +102,7 @@ def plan_edit(inp: EditFileInput, ctx: ToolContext) -> Plan:
     text = tf.text
     if not inp.old_string:
         if text:
-            raise ToolError(f"old_string is empty but {rel} is not: quote the text to replace "
-                            "(or use write_file to replace the whole file)")
+            raise ToolError(empty_old_string_message(rel, text))
         new_text = tf.to_style(inp.new_string)
         return Plan(path, rel, tf.encode(new_text), text, new_text, created=False)
     found = find_spans(text, inp.old_string, inp.replace_all)

@@ -1,0 +1,124 @@
+"""Defaults that work on a local server with no config.
+
+When ``base_url`` points at this machine or a private network (127.0.0.1, localhost, ::1, 10.x,
+192.168.x, 172.16–31.x) — a llama.cpp server, Ollama, vLLM on the LAN — the values the user did not
+set take local defaults: ``temperature`` 0.2 and ``max_tokens`` 1024 (steadier calls from small
+models), and ``context_window`` as the server reports it. The server is asked with a short timeout
+and its silence or failure never fails the run:
+
+1. ``GET {base_url}/models``: the model's ``max_model_len`` (vLLM), ``context_length`` (LM Studio,
+   OpenRouter-style), ``context_window`` or ``meta.n_ctx``;
+2. else llama.cpp's ``GET /props``: ``default_generation_settings.n_ctx`` (the size the server
+   runs with);
+3. else ``meta.n_ctx_train`` from the model list (llama.cpp: what the model was trained for).
+
+A value the user set (in a file, the environment or a flag) always wins: ``LoadedSettings`` knows
+the source of each value, and the ones set here say where they came from.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlparse
+
+from axon_cli.config import LoadedSettings
+
+__all__ = ["is_local_endpoint", "apply_local_defaults", "probe_context_window", "LOCAL_DEFAULTS",
+           "PROBE_TIMEOUT", "LOCAL_SOURCE", "SERVER_SOURCE"]
+
+log = logging.getLogger("axon.local")
+LOCAL_DEFAULTS: dict[str, Any] = {"temperature": 0.2, "max_tokens": 1024}
+PROBE_TIMEOUT = 2.0      # seconds per request to the server
+LOCAL_SOURCE = "local endpoint default"
+SERVER_SOURCE = "the local server ({})"
+_PRIVATE = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
+_MODEL_KEYS = ("max_model_len", "context_length", "context_window", "n_ctx")
+
+Probe = Callable[[str, str | None, str], tuple[int, str] | None]
+
+
+def is_local_endpoint(base_url: str | None) -> bool:
+    """Whether ``base_url`` is on this machine or a private network."""
+    if not base_url:
+        return False
+    host = (urlparse(base_url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_loopback or (ip.version == 4 and any(ip in net for net in _PRIVATE))
+
+
+def apply_local_defaults(loaded: LoadedSettings, probe: Probe | None = None) -> list[str]:
+    """Set the local defaults the user left unset; returns what was set, as ``key=value`` lines."""
+    settings = loaded.settings
+    if not is_local_endpoint(settings.base_url):
+        return []
+    applied: list[str] = []
+    for key, value in LOCAL_DEFAULTS.items():
+        if loaded.source(key) == "default":
+            setattr(settings, key, value)
+            loaded.sources[key] = LOCAL_SOURCE
+            applied.append(f"{key}={value}")
+    if loaded.source("context_window") == "default" and settings.base_url:
+        found = (probe or probe_context_window)(settings.base_url, settings.api_key, settings.model)
+        if found is not None and found[0] > 1000:
+            settings.context_window = found[0]
+            loaded.sources["context_window"] = SERVER_SOURCE.format(found[1])
+            applied.append(f"context_window={found[0]}")
+    if applied:
+        log.debug("local endpoint %s: %s", settings.base_url, ", ".join(applied))
+    return applied
+
+
+def probe_context_window(base_url: str, api_key: str | None, model: str,
+                         timeout: float = PROBE_TIMEOUT) -> tuple[int, str] | None:
+    """The context size the server reports and where it said so, or None."""
+    base = base_url.rstrip("/")
+    models = _get_json(f"{base}/models", api_key, timeout)
+    entry = _model_entry(models, model)
+    for key in _MODEL_KEYS:
+        n = _int(entry.get(key)) or _int((entry.get("meta") or {}).get(key))
+        if n:
+            return n, f"/models {key}"
+    root = base[:-3] if base.endswith("/v1") else base
+    props = _get_json(f"{root}/props", api_key, timeout)
+    n = _int(((props or {}).get("default_generation_settings") or {}).get("n_ctx")) if isinstance(props, dict) \
+        else None
+    if n:
+        return n, "/props n_ctx"
+    n = _int((entry.get("meta") or {}).get("n_ctx_train"))
+    return (n, "/models n_ctx_train") if n else None
+
+
+def _model_entry(models: Any, model: str) -> dict[str, Any]:
+    data = models.get("data") if isinstance(models, dict) else None
+    entries = [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
+    named = [e for e in entries if e.get("id") == model]
+    if named:
+        return named[0]
+    return entries[0] if len(entries) == 1 else {}
+
+
+def _get_json(url: str, api_key: str | None, timeout: float) -> Any:
+    headers = {"Accept": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    try:
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))   # a local server: no proxy
+        with opener.open(urllib.request.Request(url, headers=headers), timeout=timeout) as resp:
+            return json.loads(resp.read(1_000_000))
+    except Exception as e:   # no answer, not JSON, an error status: the server did not say
+        log.debug("asking %s for the context size: %s", url, e)
+        return None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None

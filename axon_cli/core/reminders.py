@@ -1,0 +1,225 @@
+"""Reminders for final answers that are not grounded in what happened in this user turn.
+
+Three checks, each at most once per turn, on an answer that has no tool calls:
+
+- *look first*: no tool has been called yet in this turn, and the task names a file or directory
+  that exists in the project (or asks about the project's files): the reminder is the next step,
+  the exact ``read_file``/``list_files`` call, in the protocol's form.
+- *claimed work*: the answer says something was created, changed, deleted, fixed … (or run) while no
+  call of that kind succeeded in this turn: nothing was changed yet, do it now.
+- *tools handed to the user*: the answer tells the user to call a tool ("you can call read_file")
+  or, for a task that asks for something to be done, to run "the following command": the model
+  has the tools, the user does not.
+
+Plain conversation ("hi", "what is a monad") and honest answers after real successful calls are
+never reminded. The wording is generic: no check knows about any particular task.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from axon_cli.core.nudges import TEXT_HINT, Nudger
+from axon_cli.core.repeats import read_only_call
+from axon_cli.permissions.paths import sensitive_reason
+from axon_cli.tools.dispatch import CallResult, ToolCall
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import ToolContext
+
+__all__ = ["AnswerChecks", "Guidance", "ATTACHED", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
+           "HANDED_OVER", "CLAIM_MINE", "CLAIM_DONE"]
+
+ATTACHED = "\n\nAttached files:\n"     # what session/attach.py puts before the files a message attaches
+
+GROUND = ("Look before you answer: nothing in this project has been read yet in this turn, and the task "
+          "names {path}. Your next step:\n{call}\nThen answer from what it shows.")
+GROUND_LIST = ("Look before you answer: nothing in this project has been looked at yet in this turn. "
+               "Your next step:\n{call}\nThen answer from what it shows.")
+CLAIMED = ('Nothing has been changed or run yet: your reply says "{what}", but no tool call in this turn did '
+           "that. Do it now: {hint}. (If it is not needed, say so plainly instead of claiming it.)")
+HANDED_OVER = ("The user cannot call your tools or run commands for you: you have the tools. Take the step "
+               "yourself now: {hint}. (If the task is already done, give the answer itself.)")
+
+_CHANGE = (r"(?:created|changed|modified|updated|deleted|removed|added|fixed|wrote|written|saved|renamed|"
+           r"replaced|edited|corrected|appended|inserted|implemented|refactored|moved)")
+_I = r"\bI(?:'ve|\s+have|\s+just)?\s+(?:(?:now|just|successfully|also|already|then|first)\s+)*"
+CLAIM_MINE = re.compile(      # "I created …": a claim whatever the task
+    rf"{_I}{_CHANGE}\b(?!\s+(?:nothing|anything|no\b))"
+    rf"|{_I}(?:ran|executed|tested)\b|\bI(?:'ve|\s+have)\s+(?:(?:now|just|successfully|also|already)\s+)*run\b",
+    re.I)
+CLAIM_DONE = re.compile(      # "… has been added", "Created x": a claim when the task asked for work
+    rf"\b(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?(?:{_CHANGE}|run|executed)\b"
+    rf"|\b(?:is|are)\s+now\s+{_CHANGE}\b|\bsuccessfully\s+{_CHANGE}\b"
+    r"|\b(?:all\s+)?(?:the\s+)?tests\s+(?:now\s+)?pass(?:ed)?\b"
+    r"|^\s*(?:Done[.!:,]?\s+)?(?:Created|Updated|Fixed|Deleted|Removed|Added|Wrote|Modified|Changed|Saved)"
+    r"\s+[`'\"]?[\w./-]+[`'\"]?", re.I | re.M)
+_RUN_WORDS = re.compile(r"\b(?:ran|run|executed|tested|tests?\s+(?:now\s+)?pass(?:ed)?)\b", re.I)
+TO_USER_COMMAND = re.compile(
+    r"\b(?:use|run|execute|try|type|enter)\s+the\s+following\s+(?:commands?|code|script|call)\b"
+    r"|\byou\s+(?:can|could|should|need\s+to|must)\s+(?:now\s+)?run\b", re.I)
+QUESTION = re.compile(r"^(?:how|what|why|which|who|when|where|can|could|should|would|is|are|do|does|explain)\b"
+                      r"|\?$", re.I)
+PROJECT_QUESTION = re.compile(
+    r"\b(?:this|my|our|current)\s+(?:project|repo|repository|codebase|code\s?base|directory|folder|workspace)\b"
+    r"|\bthe\s+(?:repo|repository|codebase|code\s?base)\b"
+    r"|\bfiles?\s+(?:are\s+)?(?:here|in\s+(?:here|this|the\s+current))\b", re.I)
+
+_TOKEN = re.compile(r"`([^`\s]+)`|([\w./-]+)")
+_KNOWN = {"Makefile", "Dockerfile", "Gemfile", "Rakefile", "Procfile", "Justfile", "Vagrantfile"}
+
+
+def file_mentions(text: str) -> list[str]:
+    """Words of ``text`` that look like paths: in backticks, with a slash or a dot inside, all capitals
+    (VERSION, README) or a well-known file name; in order, without duplicates. Whether they exist is
+    for the caller to check."""
+    found: list[str] = []
+    for m in _TOKEN.finditer(text):
+        word = (m.group(1) or m.group(2)).rstrip(".,;:!?\"')").lstrip("(\"'").removeprefix("./")
+        if not word or word in found:
+            continue
+        inner = word.rstrip("/")
+        if m.group(1) or "/" in word or "." in inner.strip(".") or (inner.isupper() and len(inner) >= 3) \
+                or inner in _KNOWN:
+            found.append(word)
+    return found
+
+
+class AnswerChecks:
+    """One user turn's grounding checks; ``check`` answers with a reminder or None."""
+
+    def __init__(self, task: str, hint: str | None, registry: ToolRegistry, ctx: ToolContext) -> None:
+        self.task = task
+        self.text_protocol = hint == TEXT_HINT
+        self.hint = hint or ""
+        self.registry = registry
+        self.ctx = ctx
+        self.called = False          # any tool call in this turn, successful or not
+        self.changed = False         # a successful call that may change something
+        self.ran = False             # a successful shell command
+        self.sent: set[str] = set()  # which reminders were sent this turn
+        self.reason = ""             # why the last reminder was sent, for a Notice event
+
+    def saw(self, calls: list[ToolCall], results: list[CallResult]) -> None:
+        self.called = self.called or bool(calls)
+        by_id = {c.id: c for c in calls}
+        for result in results:
+            call = by_id.get(result.call_id)
+            spec = self.registry.get(result.name)
+            if not result.ok or call is None or spec is None:
+                continue
+            if spec.category == "shell":
+                self.ran = True
+            if not read_only_call(self.registry, call):
+                self.changed = True
+
+    def check(self, answer: str) -> str | None:
+        if not answer.strip() or not self.registry.active():
+            return None
+        for name, reminder in (("ground", self._ground), ("claim", self._claim), ("handed", self._handed)):
+            if name in self.sent:
+                continue
+            text = reminder(answer)
+            if text:
+                self.sent.add(name)
+                return text
+        return None
+
+    # -- the three checks ------------------------------------------------------------------------
+    def _ground(self, answer: str) -> str | None:
+        if self.called:
+            return None
+        asked, _, attached = self.task.partition(ATTACHED)   # @path attachments are already looked at
+        names = [n for n in file_mentions(asked) if f'<file path="{n}">' not in attached]
+        path = next(iter(self._existing(names)), None)
+        if path is not None and self.registry.is_active("read_file") and self.ctx.resolve(path).is_file():
+            self.reason = f"the model answered without looking; reminded it to read {path} first"
+            return GROUND.format(path=path, call=self._call("read_file", {"path": path}))
+        about_project = path is not None or (PROJECT_QUESTION.search(asked) and not attached)
+        if about_project and self.registry.is_active("list_files"):
+            args = {"path": path} if path is not None else {}
+            self.reason = "the model answered without looking; reminded it to look at the project first"
+            return GROUND_LIST.format(call=self._call("list_files", args))
+        return None
+
+    def _claim(self, answer: str) -> str | None:
+        """A claim of a change with no successful change, or of a run with no successful command.
+        Impersonal forms ("… has been added") count only for a task that is not a question: an
+        answer about a project's history says such things truthfully."""
+        claims = [*CLAIM_MINE.finditer(answer)]
+        if not QUESTION.search(self.task.strip()):
+            claims += CLAIM_DONE.finditer(answer)
+        what = next((m.group(0).strip() for m in claims
+                     if not (self.ran if _RUN_WORDS.search(m.group(0)) else self.changed)), None)
+        if what is None:
+            return None
+        self.reason = "the model claimed work that no tool call did; told it nothing was changed yet"
+        return CLAIMED.format(what=what, hint=self.hint or "call one of your tools")
+
+    def _handed(self, answer: str) -> str | None:
+        names = [s.name for s in self.registry.active()]
+        tool = re.search(r"\b(?:you|user)\s+(?:can|could|should|may|need to|must)\s+(?:call|use|run|invoke)\s+"
+                         r"(?:the\s+)?[`'\"]?(" + "|".join(map(re.escape, names)) + r")\b", answer, re.I) \
+            if names else None
+        command = TO_USER_COMMAND.search(answer) and not QUESTION.search(self.task.strip())
+        if not tool and not command:
+            return None
+        self.reason = "the model told the user to do a step itself; reminded it that it has the tools"
+        return HANDED_OVER.format(hint=self.hint or "call one of your tools")
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _existing(self, names: list[str]) -> list[str]:
+        """The names that are files or directories inside the project."""
+        root = self.ctx.project_root
+        out: list[str] = []
+        for name in names:
+            try:
+                path = self.ctx.resolve(name)
+                inside = path.is_relative_to(root) and path.exists() and path != root
+            except (OSError, ValueError):
+                inside = False
+            if inside and not sensitive_reason(self.ctx.relative(path)) and not self._seen(path):
+                out.append(name.rstrip("/") or name)   # never .env, nor a file read and unchanged since
+        return out
+
+    def _seen(self, path: Path) -> bool:
+        """Read earlier in the session (an earlier turn) and not changed since."""
+        record = self.ctx.file_state.get(path)
+        try:
+            return record is not None and path.is_file() and record.mtime_ns == path.stat().st_mtime_ns
+        except OSError:
+            return False
+
+    def _call(self, name: str, args: dict[str, Any]) -> str:
+        if self.text_protocol:
+            return "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
+        return f"call {name} with {json.dumps(args)}"
+
+
+class Guidance:
+    """One user turn's nudges (an empty reply, a stated intent) and then its answer checks."""
+
+    def __init__(self, task: str, hint: str | None, registry: ToolRegistry, ctx: ToolContext) -> None:
+        self.nudger = Nudger(hint, bool(registry.active()), registry, ctx)
+        self.checks = AnswerChecks(task, hint, registry, ctx)
+        self.reason = ""
+
+    @property
+    def gave_up(self) -> bool:
+        return self.nudger.gave_up
+
+    def saw(self, calls: list[ToolCall], results: list[CallResult]) -> None:
+        self.nudger.saw_calls()
+        self.checks.saw(calls, results)
+
+    def check(self, answer: str) -> str | None:
+        """The message to send back instead of accepting ``answer`` as final, or None."""
+        nudge = self.nudger.check(answer)
+        if nudge is not None or self.nudger.gave_up or not answer.strip():
+            self.reason = self.nudger.reason
+            return nudge
+        nudge = self.checks.check(answer)
+        self.reason = self.checks.reason
+        return nudge

@@ -1,0 +1,93 @@
+"""No idle loops: a read-only call repeated with identical arguments while nothing changed.
+
+Small models re-read the same file or re-run the same ``ls`` turn after turn. The first two runs of
+an identical read-only call go through (a re-check can be sensible); from the third, while no call
+that may change something has succeeded in between, the call is not run again and the model reads
+``ALREADY_HAVE`` instead. After ``MAX_REFUSALS`` such refusals in one user turn the run stops
+(``STOPPED``), as an error: the model is not making progress.
+
+Which calls are read-only is the tool's own fact for its input (``bash("ls")`` is, ``bash("rm x")``
+is not); a call that cannot be judged (unknown tool, bad arguments) is never refused here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from axon_cli.tools.dispatch import CallResult, ToolCall
+from axon_cli.tools.registry import ToolRegistry
+
+__all__ = ["RepeatGuard", "read_only_call", "call_key", "ALREADY_HAVE", "STOPPED", "MAX_RUNS", "MAX_REFUSALS"]
+
+MAX_RUNS = 2            # identical read-only runs allowed while nothing changes; the next is refused
+MAX_REFUSALS = 3        # refusals in one user turn before the run stops
+ALREADY_HAVE = ("You already have this result (above): this exact {name} call already ran {n} times and "
+                "nothing has changed since, so it was not run again. Take the next step.")
+STOPPED = ("stopped: the model kept repeating the same read-only calls without making progress "
+           "({n} repeats refused)")
+
+
+class RepeatGuard:
+    """One user turn's record of identical read-only calls since the last change."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self.registry = registry
+        self._runs: dict[str, int] = {}
+        self._refused: set[str] = set()      # ids of the calls answered with ALREADY_HAVE
+        self.refusals = 0
+
+    @property
+    def stopped(self) -> bool:
+        return self.refusals >= MAX_REFUSALS
+
+    def refusal(self, call: ToolCall) -> str | None:
+        """The answer instead of running ``call``, or None to run it."""
+        n = self._runs.get(call_key(call), 0)
+        if n < MAX_RUNS or not self.read_only(call):
+            return None
+        self.refusals += 1
+        self._refused.add(call.id)
+        return ALREADY_HAVE.format(name=call.name, n=n)
+
+    def record(self, call: ToolCall, result: CallResult) -> bool:
+        """After a call: count a successful read-only run; a successful call that may change
+        something starts the count afresh. True when the call was a refused repeat."""
+        if call.id in self._refused:
+            return True
+        if not result.ok:
+            return False
+        if self.read_only(call):
+            key = call_key(call)
+            self._runs[key] = self._runs.get(key, 0) + 1
+        else:
+            self._runs.clear()
+        return False
+
+    def stop_message(self) -> str:
+        return STOPPED.format(n=self.refusals)
+
+    def read_only(self, call: ToolCall) -> bool:
+        return read_only_call(self.registry, call)
+
+
+def read_only_call(registry: ToolRegistry, call: ToolCall) -> bool:
+    """Whether the tool says this call, with its arguments, only reads; False when it cannot be told
+    (unknown tool, bad arguments)."""
+    spec = registry.get(call.name)
+    if spec is None:
+        return False
+    try:
+        args: Any = json.loads(call.arguments) if call.arguments.strip() else {}
+        return bool(spec.is_read_only(spec.input_model.model_validate(args)))
+    except Exception:
+        return False
+
+
+def call_key(call: ToolCall) -> str:
+    """The call's name and arguments, the arguments in a canonical form."""
+    try:
+        args = json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
+    except ValueError:
+        args = call.arguments
+    return f"{call.name}:{args}"

@@ -1,0 +1,190 @@
+"""The answer checks of one user turn (look first, no claimed work, no tools handed to the user) and
+the repeat guard, in-process. Their end-to-end behaviour is in test_grounding_e2e.py."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from axon_cli.config import Settings
+from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT
+from axon_cli.core.reminders import AnswerChecks, file_mentions
+from axon_cli.core.repeats import ALREADY_HAVE, MAX_REFUSALS, RepeatGuard
+from axon_cli.core.textcalls import parse_text_calls
+from axon_cli.tools.dispatch import CallResult, ToolCall
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import ToolContext
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    return ToolRegistry.with_builtins()
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> ToolContext:
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (root / "VERSION").write_text("2.7.1\n")
+    return ToolContext(project_root=root, state_dir=root / ".axon", session_id="s", settings=Settings())
+
+
+def checks(task: str, registry: ToolRegistry, ctx: ToolContext, hint: str = NATIVE_HINT) -> AnswerChecks:
+    return AnswerChecks(task, hint, registry, ctx)
+
+
+def call(name: str, i: int = 1, **args: object) -> ToolCall:
+    return ToolCall(id=f"c{i}", name=name, arguments=json.dumps(args))
+
+
+def ok(c: ToolCall, good: bool = True) -> CallResult:
+    return CallResult(c.id, c.name, "result", good)
+
+
+def test_file_mentions_finds_path_like_words_only():
+    assert file_mentions("what does `calc` do in calc.py, src/ and VERSION? (see ./a/b.txt.)") == [
+        "calc", "calc.py", "src/", "VERSION", "a/b.txt"]
+    assert file_mentions("hi, what is a monad?") == []
+
+
+@pytest.mark.parametrize("task, expected", [
+    ("what does calc.py do?", 'call read_file with {"path": "calc.py"}'),
+    ("which version is in VERSION", 'call read_file with {"path": "VERSION"}'),
+    ("what is in src/", 'call list_files with {"path": "src"}'),
+    ("summarise this project", "call list_files with {}"),
+])
+def test_an_answer_without_looking_gets_the_next_step(registry, ctx, task, expected):
+    c = checks(task, registry, ctx)
+    reminder = c.check("It is a calculator.")
+    assert reminder is not None and reminder.startswith("Look before you answer") and expected in reminder
+    assert c.check("It is a calculator.") is None          # once per turn
+
+
+def test_the_look_first_step_is_a_text_call_for_the_text_protocol(registry, ctx):
+    reminder = checks("what does calc.py do?", registry, ctx, TEXT_HINT).check("It adds.") or ""
+    assert parse_text_calls(reminder, registry).calls == [("read_file", {"path": "calc.py"})]
+
+
+@pytest.mark.parametrize("task", ["hi", "what is a monad", "explain recursion", "what does missing.py do?",
+                                  "thanks!", "what is in .env?"])
+def test_plain_conversation_is_never_reminded(registry, ctx, task):
+    (ctx.project_root / ".env").write_text("KEY=x\n")   # a sensitive file is never pointed at
+    assert checks(task, registry, ctx).check("Hello! A monad is a monoid in the category of endofunctors.") is None
+
+
+def test_no_look_first_reminder_for_a_file_attached_to_the_task(registry, ctx):
+    task = 'Review @calc.py for bugs.\n\nAttached files:\n<file path="calc.py">\ndef add(a, b): ...\n</file>'
+    assert checks(task, registry, ctx).check("It subtracts instead of adding.") is None
+
+
+def test_no_look_first_reminder_after_a_call(registry, ctx):
+    c = checks("what does calc.py do?", registry, ctx)
+    read = call("read_file", path="calc.py")
+    c.saw([read], [ok(read)])
+    assert c.check("It subtracts b from a (calc.py, line 2).") is None
+
+
+@pytest.mark.parametrize("answer", ["I have created hello.txt.", "I've fixed the bug in calc.py.",
+                                    "Created `hello.txt` with the text.", "The file has been updated.",
+                                    "Done. I added the function.", "I ran the tests and they pass.",
+                                    "All tests passed."])
+def test_claimed_work_without_a_call_says_nothing_changed(registry, ctx, answer):
+    c = checks("make it so", registry, ctx)
+    reminder = c.check(answer)
+    assert reminder is not None and reminder.startswith("Nothing has been changed or run yet")
+    assert c.check(answer) is None                          # once per turn
+
+
+def test_claims_backed_by_successful_calls_are_accepted(registry, ctx):
+    c = checks("create hello.txt and run the tests", registry, ctx)
+    write = call("write_file", 1, path="hello.txt", content="hello\n")
+    test = call("bash", 2, command="python -m pytest -q")
+    c.saw([write, test], [ok(write), ok(test)])
+    assert c.check("I have created hello.txt and ran the tests: all tests passed.") is None
+
+
+def test_a_failed_or_read_only_call_is_no_evidence_of_a_change(registry, ctx):
+    c = checks("fix calc.py", registry, ctx)
+    read, edit = call("read_file", 1, path="calc.py"), call("edit_file", 2, path="calc.py", old_string="-",
+                                                           new_string="+")
+    c.saw([read, edit], [ok(read), ok(edit, good=False)])
+    assert (c.check("I fixed calc.py.") or "").startswith("Nothing has been changed")
+    honest = checks("fix calc.py", registry, ctx)
+    honest.saw([read], [ok(read)])
+    assert honest.check("The function subtracts; it should add. I have not changed anything yet.") is None
+    assert honest.check("I changed nothing: the function subtracts, it should add.") is None
+
+
+def test_read_only_bash_is_no_change_but_is_a_run(registry, ctx):
+    c = checks("run ls", registry, ctx)
+    ls = call("bash", command="ls")
+    c.saw([ls], [ok(ls)])
+    assert c.check("I ran ls: calc.py, src.") is None
+    assert (c.check("I have deleted src.") or "").startswith("Nothing has been changed")
+
+
+@pytest.mark.parametrize("answer", ["You can call read_file to see it.", "You should use the `bash` tool.",
+                                    "Use the following command:\n```\nrm junk\n```", "You can run `pytest -q`."])
+def test_telling_the_user_to_use_a_tool_is_reminded(registry, ctx, answer):
+    c = checks("clean up the junk", registry, ctx)
+    reminder = c.check(answer)
+    assert reminder is not None and reminder.startswith("The user cannot call your tools")
+    assert c.check(answer) is None
+
+
+def test_a_command_shown_for_a_how_to_question_is_an_answer(registry, ctx):
+    answer = "Use the following command:\n```\npip install requests\n```"
+    assert checks("how do I install requests?", registry, ctx).check(answer) is None
+
+
+def test_repeat_guard_refuses_the_third_identical_read_until_something_changes(registry):
+    guard = RepeatGuard(registry)
+    read = call("read_file", path="a.txt")
+    for _ in range(2):
+        assert guard.refusal(read) is None
+        guard.record(read, ok(read))
+    refusal = guard.refusal(read)
+    assert refusal == ALREADY_HAVE.format(name="read_file", n=2) and "take the next step" in refusal.lower()
+    other = call("read_file", path="b.txt")
+    assert guard.refusal(other) is None                    # other arguments are another call
+    write = call("write_file", 2, path="a.txt", content="x")
+    assert guard.refusal(write) is None
+    guard.record(write, ok(write))
+    assert guard.refusal(read) is None                     # something changed: reading again is fair
+
+
+def test_repeat_guard_never_refuses_changes_and_stops_after_refusals(registry):
+    guard = RepeatGuard(registry)
+    rm = call("bash", command="rm -f x")
+    for _ in range(4):
+        assert guard.refusal(rm) is None
+    ls = call("bash", 2, command="ls")
+    guard.record(ls, ok(ls))
+    guard.record(ls, ok(ls))
+    for _ in range(MAX_REFUSALS):
+        assert not guard.stopped
+        assert guard.refusal(ls) is not None
+    assert guard.stopped and "repeating the same read-only calls" in guard.stop_message()
+
+
+def test_history_told_in_answer_to_a_question_is_no_claim(registry, ctx):
+    c = checks("what changed in the last commit?", registry, ctx)
+    log = call("bash", command="git log -1 -p")
+    c.saw([log], [ok(log)])
+    assert c.check("A subtract function has been added to calc.py, and the tests passed in CI.") is None
+    mine = checks("can you fix calc.py?", registry, ctx)
+    mine.saw([log], [ok(log)])
+    assert (mine.check("Sure, I have fixed calc.py.") or "").startswith("Nothing has been changed")
+
+
+def test_a_file_read_in_an_earlier_turn_and_unchanged_needs_no_new_look(registry, ctx):
+    path = ctx.project_root / "calc.py"
+    ctx.file_state.record(path, path.stat().st_mtime_ns, path.stat().st_size, "")
+    assert checks("and what does calc.py return?", registry, ctx).check("a - b") is None
+    path.write_text("def add(a, b):\n    return a + b\n")
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert (checks("and now calc.py?", registry, ctx).check("a - b") or "").startswith("Look before")
