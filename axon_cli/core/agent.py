@@ -12,8 +12,7 @@ import json
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from axon_cli.core import debuglog
 from axon_cli.core.callbacks import AgentCallbacks, TurnHooks
@@ -21,6 +20,7 @@ from axon_cli.core.llm import AssistantTurn, LLMClient
 from axon_cli.core.nudges import EMPTY_GAVE_UP
 from axon_cli.core.reminders import Guidance
 from axon_cli.core.repeats import RepeatGuard, call_key
+from axon_cli.core.turns import RunResult
 from axon_cli.errors import AxonError, ContextTooLong
 from axon_cli.events import (
     AssistantDelta,
@@ -39,7 +39,6 @@ from axon_cli.tools.spec import ToolContext
 __all__ = ["Agent", "RunResult", "ToolProtocol", "NativeProtocol", "AgentCallbacks"]
 
 log = logging.getLogger("axon.agent")
-StopReason = Literal["final", "max_turns", "interrupted", "error"]
 MAX_CONTINUATIONS = 3
 LOOP_LIMIT = 3
 CONTINUE_PROMPT = "Your reply was cut off by the output token limit. Continue exactly where it stopped."
@@ -47,14 +46,6 @@ CUT_CALL = ("Error: your reply hit the output token limit while writing this cal
             "Send it again, smaller (split a large write into several edits).")
 LOOPING = ("Error: this exact call has already failed {n} times, so it was not run again. You are "
            "looping: read the last error, change the arguments or take a different approach.")
-
-
-@dataclass
-class RunResult:
-    result: str
-    stop_reason: StopReason
-    num_turns: int
-    error: str | None = None
 
 
 class ToolProtocol(Protocol):

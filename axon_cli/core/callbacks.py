@@ -11,9 +11,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from axon_cli.core.agent import Agent, RunResult
+    from axon_cli.core.llm import LLMClient
+    from axon_cli.core.turns import RunResult
+    from axon_cli.tools.registry import ToolRegistry
 
-__all__ = ["AgentCallbacks", "TurnHooks", "PromptVerdict"]
+__all__ = ["AgentCallbacks", "TurnHooks", "PromptVerdict", "Loop"]
+
+
+class Loop(Protocol):
+    """What the session's callbacks see of the agent loop (``core/agent.Agent`` is one)."""
+
+    llm: LLMClient
+    registry: ToolRegistry
+    messages: list[dict[str, Any]]
+
+    def system_prompt(self) -> str: ...
 
 
 class AgentCallbacks:
@@ -22,17 +34,17 @@ class AgentCallbacks:
     def on_message(self, message: dict[str, Any]) -> None:
         """A message was appended to the conversation."""
 
-    def before_request(self, agent: Agent) -> None:
+    def before_request(self, agent: Loop) -> None:
         """About to query the model (compaction looks at ``agent.messages`` here)."""
 
-    def on_context_too_long(self, agent: Agent) -> bool:
+    def on_context_too_long(self, agent: Loop) -> bool:
         """The endpoint rejected the request as too long: shrink the history; True to retry once."""
         return False
 
-    def cost(self, agent: Agent) -> float | None:
+    def cost(self, agent: Loop) -> float | None:
         return None
 
-    def after_turn(self, agent: Agent, result: RunResult) -> None:
+    def after_turn(self, agent: Loop, result: RunResult) -> None:
         """A user turn ended (any stop reason)."""
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from axon_cli.tools.dispatch import ToolCall
 
-__all__ = ["AssistantTurn", "SessionUsage"]
+__all__ = ["AssistantTurn", "SessionUsage", "RunResult", "StopReason"]
+
+StopReason = Literal["final", "max_turns", "interrupted", "error"]
 
 
 @dataclass
@@ -56,3 +58,13 @@ class SessionUsage:
     def as_dict(self) -> dict[str, int]:
         return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "total_tokens": self.total_tokens}
+
+
+@dataclass
+class RunResult:
+    """How one user turn ended: the answer (or why not), the stop reason and the model turns used."""
+
+    result: str
+    stop_reason: StopReason
+    num_turns: int
+    error: str | None = None

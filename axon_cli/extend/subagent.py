@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.config import Settings
-from axon_cli.core.agent import Agent, RunResult
-from axon_cli.core.callbacks import AgentCallbacks
+from axon_cli.core.agent import Agent
+from axon_cli.core.callbacks import AgentCallbacks, Loop
 from axon_cli.core.llm import LLMClient
 from axon_cli.core.protocol import make_protocol, system_block
+from axon_cli.core.turns import RunResult
 from axon_cli.events import ApprovalAnswer, ApprovalRequest, Approver, EventSink
 from axon_cli.extend.agents import AgentDefinition
 from axon_cli.extend.subagent_progress import ProgressSink
@@ -61,7 +62,7 @@ class _StopWhenCancelled(AgentCallbacks):
     def __init__(self, cancel: threading.Event) -> None:
         self.cancel = cancel
 
-    def before_request(self, agent: Agent) -> None:
+    def before_request(self, agent: Loop) -> None:
         if self.cancel.is_set():
             raise Cancelled()
 

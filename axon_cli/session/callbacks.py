@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from axon_cli.core.agent import RunResult
-from axon_cli.core.callbacks import AgentCallbacks
+from axon_cli.core.callbacks import AgentCallbacks, Loop
+from axon_cli.core.turns import RunResult
 from axon_cli.events import EventSink, Notice
 from axon_cli.session.compaction import CompactionResult, Compactor
 from axon_cli.session.cost import CostMeter
 from axon_cli.session.transcript import Transcript
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext
-
-if TYPE_CHECKING:
-    from axon_cli.core.agent import Agent
 
 __all__ = ["SessionCallbacks"]
 
@@ -97,11 +94,11 @@ class SessionCallbacks(AgentCallbacks):
             self.meta("todos", todos=now["todos"] or [])
         self._state = {**now, "todos": list(now["todos"]) if now["todos"] is not None else None}
 
-    def before_request(self, agent: Agent) -> None:
+    def before_request(self, agent: Loop) -> None:
         self.compactor.before_request(agent)
         self.refresh_system_prompt(agent)
 
-    def refresh_system_prompt(self, agent: Agent) -> None:
+    def refresh_system_prompt(self, agent: Loop) -> None:
         """Keep the system prompt current (mode, activated tools, a resumed session's environment)."""
         if not agent.messages or agent.messages[0].get("role") != "system":
             return
@@ -110,14 +107,14 @@ class SessionCallbacks(AgentCallbacks):
             agent.messages[0] = {"role": "system", "content": prompt}
             self.meta("system", content=prompt)
 
-    def on_context_too_long(self, agent: Agent) -> bool:
+    def on_context_too_long(self, agent: Loop) -> bool:
         return self.compactor.on_context_too_long(agent)
 
-    def cost(self, agent: Agent) -> float | None:
+    def cost(self, agent: Loop) -> float | None:
         self.log_usage(agent)
         return self.meter.update(agent.llm.usage)
 
-    def log_usage(self, agent: Agent) -> None:
+    def log_usage(self, agent: Loop) -> None:
         usage = agent.llm.usage
         prompt = usage.prompt_tokens - self._logged_usage[0]
         completion = usage.completion_tokens - self._logged_usage[1]
@@ -125,7 +122,7 @@ class SessionCallbacks(AgentCallbacks):
             self._logged_usage = (usage.prompt_tokens, usage.completion_tokens)
             self.meta("usage", prompt_tokens=prompt, completion_tokens=completion, model=usage_model(agent))
 
-    def after_turn(self, agent: Agent, result: RunResult) -> None:
+    def after_turn(self, agent: Loop, result: RunResult) -> None:
         self.in_turn = False
         self.log_usage(agent)
         self.sync_state()
@@ -160,5 +157,5 @@ def _text(content: Any) -> str:
     return ""
 
 
-def usage_model(agent: Agent) -> str:
+def usage_model(agent: Loop) -> str:
     return str(agent.llm.settings.model)

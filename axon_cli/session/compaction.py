@@ -40,7 +40,7 @@ from axon_cli.session.compaction_text import (
 )
 
 if TYPE_CHECKING:
-    from axon_cli.core.agent import Agent
+    from axon_cli.core.callbacks import Loop
 
 __all__ = ["Compactor", "CompactionResult", "elide", "split_point", "drop_oldest", "MAX_SUMMARY_ATTEMPTS"]
 
@@ -138,7 +138,7 @@ class Compactor:
     def trigger(self) -> int:
         return int(self.settings.compact_at * self.settings.context_window)
 
-    def measure(self, agent: Agent) -> int:
+    def measure(self, agent: Loop) -> int:
         """The prompt tokens the next request would take: the last request's reported count plus an
         estimate of what was added since, or an estimate of everything (chars / 4)."""
         usage = agent.llm.usage
@@ -151,14 +151,14 @@ class Compactor:
         return approx_tokens(agent.messages) + len(json.dumps(tools)) // 4
 
     # -- agent callbacks ---------------------------------------------------------------------
-    def before_request(self, agent: Agent) -> None:
+    def before_request(self, agent: Loop) -> None:
         if self.measure(agent) > self.trigger:
             self.compact(agent, summarise=self._cooldown == 0)
         self._cooldown = max(0, self._cooldown - 1)
         usage = agent.llm.usage
         self._mark = (len(agent.messages), usage.requests, usage.prompt_tokens)
 
-    def on_context_too_long(self, agent: Agent) -> bool:
+    def on_context_too_long(self, agent: Loop) -> bool:
         result = self.compact(agent, force=True)
         if result is not None:
             usage = agent.llm.usage
@@ -166,7 +166,7 @@ class Compactor:
         return result is not None
 
     # -- the work ------------------------------------------------------------------------------
-    def compact(self, agent: Agent, *, force: bool = False, summarise: bool = True,
+    def compact(self, agent: Loop, *, force: bool = False, summarise: bool = True,
                 focus: str | None = None, manual: bool = False) -> CompactionResult | None:
         """Shrink ``agent.messages``; None when nothing could be done. ``force``: the endpoint said
         too long (go under the goal whatever it takes); ``manual``: /compact (always summarise)."""
@@ -218,7 +218,7 @@ class Compactor:
                                      "(each tool call kept with its results)"))
         return messages
 
-    def _summarise(self, agent: Agent, messages: list[dict[str, Any]], focus: str | None,
+    def _summarise(self, agent: Loop, messages: list[dict[str, Any]], focus: str | None,
                    keep_tokens: int) -> list[dict[str, Any]] | None:
         keep = split_point(messages, keep_tokens)
         head = 1 if messages and messages[0].get("role") == "system" else 0
