@@ -42,3 +42,25 @@ def test_text_output_is_complete_and_the_exit_code_kept(server, run_axon) -> Non
     server.add(tool_reply(("read_file", {"path": "a.txt"})), tool_reply(("read_file", {"path": "a.txt"})))
     r = run_axon("run", "x", "--max-turns", "1")
     assert r.code == 3 and r.stderr.endswith("axon: stopped: reached the limit of 1 turns\n")
+
+
+def test_gc_pause_and_resume() -> None:
+    import gc
+
+    from axon_cli import gcpause
+
+    assert gc.isenabled()
+    gcpause.pause()
+    try:
+        assert not gc.isenabled()
+    finally:
+        gcpause.resume()
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    gc.unfreeze()
+    gc.disable()                      # paused by someone else: left as it is
+    try:
+        gcpause.pause()
+        gcpause.resume()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -81,9 +81,9 @@ class LLMClient:
 
             self._client = openai.OpenAI(api_key=key, base_url=s.base_url or None,
                                          timeout=s.request_timeout, max_retries=0)
-            from axon_cli.startup.finish import resume_gc
+            from axon_cli import gcpause
 
-            resume_gc()      # start-up is over (``axon run`` paused the collector until now)
+            gcpause.resume()      # start-up is over (``axon run`` paused the collector until now)
         return self._client
 
     # -- one request, with retries -------------------------------------------------------------

@@ -4,8 +4,8 @@
 holds a rendering made under the same conditions (``helpcache.py``), else typer renders it and
 the cache keeps a copy; ``axon run`` / ``axon chat`` start importing the openai SDK on a
 background thread (``preload.py``) before the CLI is even imported; ``axon run`` also pauses the
-garbage collector during start-up and skips the interpreter's teardown once everything is flushed
-(``finish.py``). Everything else is ``axon_cli.cli.main``.
+garbage collector during start-up (``axon_cli/gcpause.py``) and skips the interpreter's teardown
+once everything is flushed (``finish.py``). Everything else is ``axon_cli.cli.main``.
 """
 
 from __future__ import annotations
@@ -40,11 +40,12 @@ def main() -> None:
 
 
 def _run_main(argv: list[str]) -> None:
-    """``axon run``: no garbage collection until the first request, no teardown after the end
-    (``finish.py``)."""
+    """``axon run``: no garbage collection until the first request (``gcpause.py``), no teardown
+    after the end (``finish.py``)."""
+    from axon_cli import gcpause
     from axon_cli.startup import finish, preload
 
-    finish.pause_gc()
+    gcpause.pause()
     preload.start(argv)
     try:
         _cli_main()

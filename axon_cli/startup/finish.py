@@ -1,10 +1,4 @@
-"""Cheaper start and end for ``axon run``: no garbage collection while start-up builds its objects,
-and no interpreter teardown after everything was written.
-
-Start-up allocates hundreds of thousands of long-lived objects (modules, classes, pydantic models);
-the cyclic collector would walk them again and again for nothing. ``pause_gc`` turns it off until
-the first request (``resume_gc``, called when the SDK client is built), which freezes what exists
-(never scanned again) and turns it back on.
+"""Leaving ``axon run`` without interpreter teardown, once everything was written.
 
 At the end, tearing the interpreter down (clearing every module, finalizing every object) costs
 about as much as a tenth of start-up and has no visible effect once output is flushed and exit
@@ -19,31 +13,11 @@ finalizer.
 from __future__ import annotations
 
 import atexit
-import gc
 import os
 import sys
 import threading
 
-__all__ = ["pause_gc", "resume_gc", "exit_now"]
-
-_paused = False
-
-
-def pause_gc() -> None:
-    global _paused
-    if gc.isenabled():
-        gc.disable()
-        _paused = True
-
-
-def resume_gc() -> None:
-    """After start-up: what exists now stays (frozen); collection is on again. Idempotent."""
-    global _paused
-    if _paused:
-        _paused = False
-        gc.freeze()
-        gc.enable()
-
+__all__ = ["exit_now"]
 
 def exit_now(exc: SystemExit) -> None:
     """Leave with ``exc``'s status without tearing the interpreter down (see the module doc);
