@@ -110,3 +110,36 @@ def test_large_buffers_with_a_non_ascii_byte_mask_as_the_general_way(tmp_path_fa
     expected = _stream(StreamCapture, Masker(ENV), data, [step], tmp / "b", False)
     spilled = Path(cap.spill_path).read_bytes() if cap.spill_path else b""
     assert (cap.text(), spilled, cap.total) == expected
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(TEXT, min_size=1, max_size=6), st.lists(st.integers(min_value=1, max_value=60_000), min_size=1,
+                                                        max_size=8))
+def test_reading_a_pipe_masks_as_feeding_the_same_pieces(tmp_path_factory: pytest.TempPathFactory,
+                                                         texts: list[str], cuts: list[int]) -> None:
+    """``read_from`` (the command's pipe read into the capture's reused buffer) gives what feeding
+    the same pieces gives."""
+    import os
+
+    line = "0123456789 the quick brown fox; build step ok [100%]\n"
+    data = "".join(t + line * 700 for t in texts).encode("utf-8")
+    tmp = tmp_path_factory.mktemp("pipe")
+    cap = StreamCapture(200, tmp / "a" / ".axon", "t", Masker(ENV))
+    read, write = os.pipe()
+    try:
+        i = k = 0
+        while i < len(data):
+            piece = data[i:i + cuts[k % len(cuts)]]
+            os.write(write, piece)              # fits the pipe (64 KiB): one read takes it all
+            assert cap.read_from(read) >= 1
+            i, k = i + len(piece), k + 1
+        os.close(write)
+        write = -1
+        assert cap.read_from(read) == 0
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)
+    cap.close()
+    spilled = Path(cap.spill_path).read_bytes() if cap.spill_path else b""
+    assert (cap.text(), spilled, cap.total) == _stream(StreamCapture, Masker(ENV), data, cuts, tmp / "b", False)
