@@ -2,7 +2,10 @@
 
 One selector waits for output and, on Linux, for the shell's exit (a pidfd becomes readable when
 the process exits, without reaping it), so the end of a command is seen the moment it happens.
-Only cancellation (a ``threading.Event``) is checked on a timer. Without pidfd (other systems, old
+Only cancellation (a ``threading.Event``) is checked on a timer. While output pours in (a read of
+64 KiB or more that did not fill half the buffer), the pump waits 1 ms (on the cancel event)
+before the next read, so the pipe fills and is taken in one large read: fewer wake-ups for both
+the command and axon; a slow writer is never waited for longer than it takes anyway. Without pidfd (other systems, old
 kernels) the exit is checked with ``waitid(WNOWAIT)`` on every pass, as before.
 """
 
@@ -21,6 +24,9 @@ __all__ = ["pump", "drain", "widen_pipe", "exited", "POLL", "DRAIN_GRACE", "PIPE
 POLL = 0.05                 # seconds between checks of cancellation and timeout
 DRAIN_GRACE = 0.5           # after the shell exits, background children may hold the pipe this long
 PIPE_SIZE = 1 << 20         # Linux: a larger pipe means fewer, larger reads
+BATCH_MIN = 1 << 16         # a read this large (but short of BATCH_FULL) means output is pouring in:
+BATCH_FULL = 1 << 19        # wait BATCH_WAIT before the next read, so it takes up to a full pipe
+BATCH_WAIT = 0.001          # (one large read costs both sides far less than many small ones)
 
 
 def exited(proc: subprocess.Popen[bytes]) -> bool:
@@ -88,9 +94,12 @@ class _Pump:
             return
         for key, _ in self.sel.select(timeout):
             if key.fd == self.pipe:
-                if not self.capture.read_from(key.fd):
+                got = self.capture.read_from(key.fd)
+                if not got:
                     self.sel.unregister(key.fd)
                     self.pipe = None
+                elif BATCH_MIN <= got < BATCH_FULL:   # a fast writer: let the pipe fill, read it whole
+                    cancel.wait(BATCH_WAIT)
             elif self.exited_at is None:
                 self.exited_at = time.monotonic()
                 self.sel.unregister(key.fd)
