@@ -88,3 +88,58 @@ def test_large_ascii_output_takes_the_in_place_path_and_masks(tmp_path: Path) ->
     if masker._finder.ready:     # Hyperscan installed: most of the output never left the buffer
         assert sum(calls) > len(data) // 2
     assert len(RULES) > 150
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(TEXT, st.integers(min_value=0, max_value=2000), st.sampled_from(["é", "✓", "\u212a", "İ", "\xff"]))
+def test_large_buffers_with_a_non_ascii_byte_mask_as_the_general_way(tmp_path_factory: pytest.TempPathFactory,
+                                                                     text: str, at: int, odd: str) -> None:
+    """Large pieces (the in-place path) with one non-ASCII character somewhere, and stale
+    non-ASCII bytes past the end of the buffer's data: the same as the general way, same pieces."""
+    line = "0123456789 the quick brown fox; build step ok [100%]\n"
+    body = line * 1000
+    data = (body[:at] + odd + text + body[at:] + text).encode("utf-8")
+    tmp = tmp_path_factory.mktemp("na")
+    cap = StreamCapture(200, tmp / "a" / ".axon", "t", Masker(ENV))
+    step = 40_000
+    for i in range(0, len(data), step):
+        piece = data[i:i + step]
+        buf = bytearray(piece) + "é".encode() * 100       # stale bytes after n must not matter
+        cap.feed_buffer(buf, len(piece))
+    cap.close()
+    expected = _stream(StreamCapture, Masker(ENV), data, [step], tmp / "b", False)
+    spilled = Path(cap.spill_path).read_bytes() if cap.spill_path else b""
+    assert (cap.text(), spilled, cap.total) == expected
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(TEXT, min_size=1, max_size=6), st.lists(st.integers(min_value=1, max_value=60_000), min_size=1,
+                                                        max_size=8))
+def test_reading_a_pipe_masks_as_feeding_the_same_pieces(tmp_path_factory: pytest.TempPathFactory,
+                                                         texts: list[str], cuts: list[int]) -> None:
+    """``read_from`` (the command's pipe read into the capture's reused buffer) gives what feeding
+    the same pieces gives."""
+    import os
+
+    line = "0123456789 the quick brown fox; build step ok [100%]\n"
+    data = "".join(t + line * 700 for t in texts).encode("utf-8")
+    tmp = tmp_path_factory.mktemp("pipe")
+    cap = StreamCapture(200, tmp / "a" / ".axon", "t", Masker(ENV))
+    read, write = os.pipe()
+    try:
+        i = k = 0
+        while i < len(data):
+            piece = data[i:i + cuts[k % len(cuts)]]
+            os.write(write, piece)              # fits the pipe (64 KiB): one read takes it all
+            assert cap.read_from(read) >= 1
+            i, k = i + len(piece), k + 1
+        os.close(write)
+        write = -1
+        assert cap.read_from(read) == 0
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)
+    cap.close()
+    spilled = Path(cap.spill_path).read_bytes() if cap.spill_path else b""
+    assert (cap.text(), spilled, cap.total) == _stream(StreamCapture, Masker(ENV), data, cuts, tmp / "b", False)

@@ -3,8 +3,9 @@
 ``axon --version`` is answered here; ``--help`` of any command comes from the help cache when it
 holds a rendering made under the same conditions (``helpcache.py``), else typer renders it and
 the cache keeps a copy; ``axon run`` / ``axon chat`` start importing the openai SDK on a
-background thread (``preload.py``) before the CLI is even imported. Everything else is
-``axon_cli.cli.main``.
+background thread (``preload.py``) before the CLI is even imported; ``axon run`` also pauses the
+garbage collector during start-up (``axon_cli/gcpause.py``) and skips the interpreter's teardown
+once everything is flushed (``finish.py``). Everything else is ``axon_cli.cli.main``.
 """
 
 from __future__ import annotations
@@ -31,8 +32,25 @@ def main() -> None:
         return
     from axon_cli.startup import preload
 
+    if argv[:1] != ["run"]:
+        preload.start(argv)
+        _cli_main()
+        return
+    _run_main(argv)
+
+
+def _run_main(argv: list[str]) -> None:
+    """``axon run``: no garbage collection until the first request (``gcpause.py``), no teardown
+    after the end (``finish.py``)."""
+    from axon_cli import gcpause
+    from axon_cli.startup import finish, preload
+
+    gcpause.pause()
     preload.start(argv)
-    _cli_main()
+    try:
+        _cli_main()
+    except SystemExit as e:
+        finish.exit_now(e)
 
 
 def _cli_main() -> None:

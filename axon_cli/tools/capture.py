@@ -15,7 +15,7 @@ import codecs
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from axon_cli.tools.governance import head_tail, spill_file_path
 from axon_cli.tools.masking import safe_boundary
@@ -40,7 +40,7 @@ class StreamCapture:
         self._pending = ""
         self._head = ""
         self._tail = ""
-        self._file: IO[bytes] | None = None
+        self._fd: int | None = None     # the spill file, written unbuffered in large pieces
         self._prefix: Callable[[str], tuple[str, int]] | None = getattr(mask, "prefix", None)
         self._mask_ascii: Callable[..., Any] | None = getattr(mask, "mask_ascii", None)
         self._buf: bytearray | None = None
@@ -80,19 +80,22 @@ class StreamCapture:
         in place; False (nothing taken) when the general way must decide (not ASCII, a PEM block
         or an environment secret around, no Hyperscan)."""
         if (self._mask_ascii is None or self._decoder.getstate()[0] or "\n" in self._pending
-                or _PEM_MARK in self._pending or not (buf.isascii() or bytes(buf[:n]).isascii())):
+                or _PEM_MARK in self._pending):
             return False
         first, last = buf.find(b"\n", 0, n), buf.rfind(b"\n", 0, n)
         if first < 0:
             return False
-        head = self._pending + buf[:first + 1].decode("ascii")
+        head_raw, rest_raw = bytes(buf[:first + 1]), bytes(buf[last + 1:n])
+        if not (head_raw.isascii() and rest_raw.isascii()):
+            return False
+        head = self._pending + head_raw.decode("ascii")
         if _PEM_MARK in head:
             return False
-        body = self._mask_ascii(buf, first + 1, last + 1)
+        body = self._mask_ascii(buf, first + 1, last + 1)     # None if a byte in it is not ASCII
         if body is None:
             return False
         masked_head = self._mask(head)
-        self._pending = buf[last + 1:n].decode("ascii")
+        self._pending = rest_raw.decode("ascii")
         self._add(masked_head)
         self._add_ascii(body)
         return True
@@ -103,9 +106,9 @@ class StreamCapture:
         if self._pending:
             chunk, self._pending = self._pending, ""
             self._add(self._mask(chunk))
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def text(self, limit: int | None = None) -> str:
         """All of the output if it fits ``limit`` (default: the capture's), else head + marker + tail."""
@@ -114,20 +117,26 @@ class StreamCapture:
             return self._head[:self.total]
         return head_tail(self._head, self._tail, self.total, limit)
 
-    def _spill(self, size: int) -> IO[bytes] | None:
-        if self._file is None and self.total + size > self.limit:
+    def _spill(self, size: int) -> bool:
+        """Whether output goes to the spill file (opened when the output first exceeds the limit)."""
+        if self._fd is None and self.total + size > self.limit:
             path = spill_file_path(self._state_dir, self._tool)
-            self._file = open(path, "wb", buffering=READ_SIZE)  # noqa: SIM115
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o666)
             self.spill_path = str(path)
-            self._file.write(self._head.encode("utf-8", "replace"))   # all so far is in the head window
-        return self._file
+            self._write(self._head.encode("utf-8", "replace"))   # all so far is in the head window
+        return self._fd is not None
+
+    def _write(self, data: bytes | memoryview) -> None:
+        assert self._fd is not None
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view):]
 
     def _add(self, s: str) -> None:
         if not s:
             return
-        out = self._spill(len(s))
-        if out is not None:
-            out.write(s.encode("utf-8", "replace"))
+        if self._spill(len(s)):
+            self._write(s.encode("utf-8", "replace"))
         self.total += len(s)
         if len(self._head) < self.limit:
             self._head += s[:self.limit - len(self._head)]
@@ -140,9 +149,8 @@ class StreamCapture:
         size = len(data)
         if not size:
             return
-        out = self._spill(size)
-        if out is not None:
-            out.write(data)
+        if self._spill(size):
+            self._write(data)
         self.total += size
         if len(self._head) < self.limit:
             self._head += bytes(data[:self.limit - len(self._head)]).decode("ascii")

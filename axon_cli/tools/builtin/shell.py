@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import selectors
 import shutil
 import signal
 import subprocess
@@ -32,6 +31,7 @@ from axon_cli import sandbox
 from axon_cli.errors import ConfigError
 from axon_cli.tools.capture import StreamCapture
 from axon_cli.tools.masking import default_masker, is_credential_env
+from axon_cli.tools.shell_pump import drain, pump, widen_pipe
 from axon_cli.tools.spec import CURRENT_DECISION, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
 
 __all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "kill_tree", "shell_path", "sandbox_mode",
@@ -40,10 +40,7 @@ __all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "kil
 MAX_TIMEOUT = 600.0
 MAX_RESULT_CHARS = 30_000
 FOOTER_RESERVE = 100        # room kept for the last line (exit code / timeout) within the budget
-POLL = 0.05                 # seconds between checks of cancellation, timeout and exit
 KILL_GRACE = 0.5            # SIGTERM → SIGKILL
-DRAIN_GRACE = 0.5           # after the shell exits, background children may hold the pipe this long
-PIPE_SIZE = 1 << 20         # Linux: a larger pipe means fewer, larger reads
 RUN_MARKER = "AXON_BASH_RUN"
 NONINTERACTIVE_ENV = {
     "CI": "1", "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb",
@@ -143,67 +140,6 @@ def kill_tree(proc: subprocess.Popen[bytes], run_id: str) -> None:
         proc.wait(timeout=5)
 
 
-def _exited(proc: subprocess.Popen[bytes]) -> bool:
-    """Whether the shell exited, without reaping it (its pid keeps the group id reserved)."""
-    if proc.returncode is not None:
-        return True
-    if hasattr(os, "waitid"):
-        try:
-            return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:
-            return True
-    return proc.poll() is not None
-
-
-def _widen_pipe(proc: subprocess.Popen[bytes]) -> None:
-    """Ask for a 1 MiB pipe (Linux ``F_SETPIPE_SZ``; the default 64 KiB costs a read per 64 KiB)."""
-    try:
-        import fcntl
-
-        assert proc.stdout is not None
-        fcntl.fcntl(proc.stdout.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
-    except (ImportError, OSError, ValueError):
-        pass
-
-
-def _pump(proc: subprocess.Popen[bytes], capture: StreamCapture, ctx: ToolContext, deadline: float) -> str:
-    """Read output until the command is done; returns "exit", "timeout" or "cancelled"."""
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    open_pipe = True
-    exited_at: float | None = None
-    with selectors.DefaultSelector() as sel:
-        sel.register(fd, selectors.EVENT_READ)
-        while True:
-            if ctx.cancel.is_set():
-                return "cancelled"
-            now = time.monotonic()
-            if now >= deadline:
-                return "timeout"
-            if exited_at is None and _exited(proc):
-                exited_at = now
-            if exited_at is not None and (not open_pipe or now - exited_at >= DRAIN_GRACE):
-                return "exit"
-            if not open_pipe:
-                ctx.cancel.wait(min(POLL, deadline - now))
-                continue
-            if sel.select(min(POLL, deadline - now)) and not capture.read_from(fd):
-                open_pipe = False
-                sel.unregister(fd)
-
-
-def _drain(proc: subprocess.Popen[bytes], capture: StreamCapture, wait: float = DRAIN_GRACE) -> None:
-    """Read what is left in the pipe after the processes were killed (bounded in time)."""
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    deadline = time.monotonic() + wait
-    with selectors.DefaultSelector() as sel:
-        sel.register(fd, selectors.EVENT_READ)
-        while (left := deadline - time.monotonic()) > 0 and sel.select(left):
-            if not capture.read_from(fd):
-                return
-
-
 # -- the handler ----------------------------------------------------------------------------------
 def run_command(command: str, ctx: ToolContext, timeout: float) -> ToolOutput:
     """Run ``command`` to completion (or timeout / cancellation) and build the result."""
@@ -256,14 +192,14 @@ def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, ti
                                 start_new_session=True)
     except OSError as e:
         raise ToolError(f"could not start the shell: {e.strerror or e}") from None
-    _widen_pipe(proc)
+    widen_pipe(proc)
     outcome = "error"
     try:
-        outcome = _pump(proc, capture, ctx, started + timeout)
+        outcome = pump(proc, capture, ctx.cancel, started + timeout)
     finally:
         kill_tree(proc, run_id)          # always: nothing the command started outlives the call
         try:
-            _drain(proc, capture)
+            drain(proc, capture)
         finally:
             assert proc.stdout is not None
             proc.stdout.close()

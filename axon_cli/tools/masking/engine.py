@@ -58,11 +58,11 @@ class Masker:
         return self._mask(text[:end], hits), end
 
     def mask_ascii(self, raw: bytes | bytearray, start: int, stop: int) -> bytes | memoryview | None:
-        """Whole lines of ASCII ``raw[start:stop]``, masked: the same memory when no line needs it.
-        None when the general way must decide (an environment secret or PEM key in it, or no
-        Hyperscan)."""
+        """Whole lines ``raw[start:stop]``, masked: the same memory when no line needs it. None when
+        the general way must decide (a byte that is not ASCII, an environment secret or PEM key in
+        it, or no Hyperscan); the same scan checks the bytes, so ``raw`` needs no other check."""
         hits = self._finder.find_bytes(raw, start, stop) if self._fast and self._whole_lines_ok else None
-        if hits is None or hits.env or hits.pem:
+        if hits is None or hits.env or hits.pem or hits.non_ascii:
             return None
         if not hits.lines:
             return memoryview(raw)[start:stop]

@@ -17,6 +17,7 @@ __all__ = ["Hits", "Finder", "PEM_MARK", "HYPERSCAN_MIN"]
 
 PEM_MARK = "PRIVATE KEY"
 HYPERSCAN_MIN = 1 << 15     # texts shorter than this are scanned with str.find (no import, no compile)
+_NON_ASCII = rb"[\x80-\xff]"  # the last pattern: reported once per scan (the in-place path needs ASCII)
 _KELVIN = "\u212a"          # the one character whose lowercase is ASCII (k) at the same length
 log = logging.getLogger("axon.masking")
 
@@ -27,6 +28,7 @@ class Hits:
     env: bool = False
     pem: bool = False
     everywhere: bool = False    # lowercasing changed the text's length: every rule on the whole text
+    non_ascii: bool = False     # (Hyperscan only) a byte above 0x7f occurs
 
 
 def _line_of(text: str, i: int) -> tuple[int, int]:
@@ -100,8 +102,10 @@ class Finder:
                 hits.lines.setdefault(line, set()).update(self.anchors[id_][1])
             elif id_ < n_anchor + n_env:
                 hits.env = True
-            else:
+            elif id_ == n_anchor + n_env:
                 hits.pem = True
+            else:
+                hits.non_ascii = True
         return hits
 
     def _database(self) -> Any:
@@ -111,8 +115,9 @@ class Finder:
             import hyperscan
 
             literals = [_escape(a) for a, _ in self.anchors] + [_escape(v) for v in self.env_values] + [_escape(PEM_MARK)]
+            literals.append(_NON_ASCII)
             flags = [hyperscan.HS_FLAG_CASELESS if a == a.lower() else 0 for a, _ in self.anchors]
-            flags += [0] * (len(self.env_values) + 1)
+            flags += [0] * (len(self.env_values) + 1) + [hyperscan.HS_FLAG_SINGLEMATCH]
             db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
             db.compile(expressions=literals, ids=list(range(len(literals))), elements=len(literals), flags=flags)
             self._db = db
