@@ -79,10 +79,8 @@ class LLMClient:
                 key = "not-needed"
             import openai  # heavy: imported only when a request is made
 
-            from axon_cli.core.lazy_tls import http_client_for
-
-            self._client = openai.OpenAI(api_key=key, base_url=s.base_url or None, timeout=s.request_timeout,
-                                         max_retries=0, http_client=http_client_for(s.base_url))
+            self._client = openai.OpenAI(api_key=key, base_url=s.base_url or None,
+                                         timeout=s.request_timeout, max_retries=0)
             from axon_cli import gcpause
 
             gcpause.resume()      # start-up is over (``axon run`` paused the collector until now)
