@@ -81,7 +81,7 @@ class LLMClient:
 
             self._client = openai.OpenAI(api_key=key, base_url=s.base_url or None,
                                          timeout=s.request_timeout, max_retries=0)
-            from axon_cli import gcpause
+            from axon_cli.core import gcpause
 
             gcpause.resume()      # start-up is over (``axon run`` paused the collector until now)
         return self._client

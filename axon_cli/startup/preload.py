@@ -3,14 +3,23 @@
 The first request needs the SDK (hundreds of milliseconds of imports); nothing before it does.
 ``axon chat`` shows its prompt without waiting for it. A failure here is ignored: the request
 path imports the SDK itself and reports what is wrong.
+
+Two threads importing the same package whose modules import each other in a loop can deadlock
+(CPython then raises ``_DeadlockError`` in one of them) or see a half-initialised module. The SDK
+and the CLI share pydantic (typer ≥ 0.29 imports it lazily while parsing the arguments; settings
+and tool specs are pydantic models), so its modules are imported here, on the main thread, before
+the SDK thread starts: what both threads need is then complete before either reaches it.
 """
 
 from __future__ import annotations
 
 import threading
 
-__all__ = ["start", "SDK_MODULES"]
+__all__ = ["start", "SDK_MODULES", "SHARED_FIRST"]
 
+# Shared with the CLI's own start-up: imported before the thread starts (see the module doc).
+SHARED_FIRST = ("pydantic", "pydantic.main", "pydantic.fields", "pydantic.type_adapter", "pydantic.json_schema",
+                "pydantic.functional_validators", "pydantic_core", "typing_extensions", "annotated_types")
 # The SDK and the modules its client imports lazily on the first request (chat resource, transport).
 SDK_MODULES = ("openai", "openai.resources.chat.completions.completions", "httpx2._transports.default",
                "httpx._transports.default")
@@ -20,15 +29,20 @@ def start(argv: list[str]) -> threading.Thread | None:
     """Start the import for ``run`` and ``chat`` (not for their ``--help``)."""
     if not argv or argv[0] not in ("run", "chat") or "--help" in argv or "-h" in argv:
         return None
+    _import_all(SHARED_FIRST)
     thread = threading.Thread(target=_import_sdk, name="axon-sdk-import", daemon=True)
     thread.start()
     return thread
 
 
 def _import_sdk() -> None:
+    _import_all(SDK_MODULES)
+
+
+def _import_all(names: tuple[str, ...]) -> None:
     import importlib
 
-    for name in SDK_MODULES:
+    for name in names:
         try:
             importlib.import_module(name)
         except Exception:   # not installed (httpx vs httpx2) or broken: the request path will say
