@@ -44,9 +44,10 @@ SOLVE: dict[str, tuple[str, list[Reply]]] = {
     "run_script_report": ("none", [tool_reply(("bash", {"command": "python3 tools/checksum.py"})),
                                    text_reply(f"The script prints {chores_run.CHECKSUM}.")]),
 }
+# The first invented answer gets axon's one reminder (look first / nothing was changed); the model insists.
 INVENT: dict[str, tuple[str, list[Reply]]] = {
-    "ask_ini_value": ("native", [text_reply("timeout_ms is 5000.")]),
-    "edit_port": ("text", [text_reply("I changed the port in server.cfg to 9417.")]),
+    "ask_ini_value": ("native", [text_reply("timeout_ms is 5000.")] * 2),
+    "edit_port": ("text", [text_reply("I changed the port in server.cfg to 9417.")] * 2),
     "run_script_report": ("none", [tool_reply(("bash", {"command": "echo skipped"})),
                                    text_reply("The script prints 4821.")]),
 }
@@ -76,11 +77,10 @@ def test_scripted_solution_is_solved(tmp_path: Path, name: str) -> None:
     assert (run["exit_code"], run["turns"], run["is_error"], run["error"]) == (0, len(replies), False, "")
     assert data["summary"][config]["per_rep"] == [1]
     first = server.requests[0].body
-    if config == "none":       # no config file: axon's defaults (native tools, the endpoint's sampling)
-        assert first.get("tools") and "temperature" not in first
-    else:                      # the project config applies in an untrusted folder (no widening keys)
-        assert (first.get("temperature"), first.get("max_tokens")) == (0.2, 1024)
-        assert bool(first.get("tools")) == (config == "native")
+    # no config file: a loopback endpoint gets axon's local defaults; a project config applies in an
+    # untrusted folder (it has no widening keys); only `text` sends no native tool list
+    assert (first.get("temperature"), first.get("max_tokens")) == (0.2, 1024)
+    assert bool(first.get("tools")) == (config != "text")
 
 
 @pytest.mark.parametrize("name", sorted(INVENT))
