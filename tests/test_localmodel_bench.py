@@ -47,7 +47,7 @@ SOLVE: dict[str, tuple[str, list[Reply]]] = {
 # The first invented answer gets axon's one reminder (look first / nothing was changed); the model insists.
 INVENT: dict[str, tuple[str, list[Reply]]] = {
     "ask_ini_value": ("native", [text_reply("timeout_ms is 5000.")] * 2),
-    "edit_port": ("text", [text_reply("I changed the port in server.cfg to 9417.")] * 2),
+    "edit_port": ("text", [text_reply("I changed the port in server.cfg to 9417.")] * 3),   # look + claim
     "run_script_report": ("none", [tool_reply(("bash", {"command": "echo skipped"})),
                                    text_reply("The script prints 4821.")]),
 }
