@@ -9,7 +9,7 @@ import json
 import pytest
 
 from axon_cli.config import Settings
-from axon_cli.core.callshapes import call_shape, whole_reply_calls
+from axon_cli.core.callshapes import call_shape, leading_calls, whole_reply_calls
 from axon_cli.core.llm import AssistantTurn
 from axon_cli.core.protocol import make_protocol
 from axon_cli.core.textcalls import parse_text_calls
@@ -111,7 +111,9 @@ def test_suggestions(registry):
     # code blocks that are not exactly a call
     '```python\nread_file(path="a.txt")\n```',
     '```bash\ncat a.txt\n```',
-    json.dumps(READ) + "\nThat is what I would call.",                    # prose after the JSON
+    # JSON that opens the reply but is not a call, then prose
+    '```json\n{"name": "my-package", "version": "1.0.0"}\n```\nThis is the package.json.',
+    json.dumps({"name": "read_file", "arguments": {"path": "a"}, "result": "x"}) + "\nThat is the record.",
 ])
 def test_prose_and_json_that_are_not_exactly_calls_never_run(registry, reply):
     parsed = parse_text_calls(reply, registry, prose_fences=False)
@@ -167,3 +169,35 @@ def test_a_native_call_of_an_unknown_tool_gets_the_same_suggestions(registry, tm
     assert isinstance(result, CallResult) and not result.ok
     assert result.content.startswith("Error: unknown tool 'read_files'. Available tools: ")
     assert "Closest tool names: read_file" in result.content and "Your arguments fit read_file" in result.content
+
+
+NARRATED = [   # what Qwen2.5-Coder-1.5B wrote with no config: the call first, then the result it imagines
+    "```json\n" + json.dumps(READ, indent=2) + "\n```\n\nThe output of the `read_file` command will show it.",
+    json.dumps(READ) + "\nThat is what I would call.",
+    "<think>x</think>```json\n" + json.dumps(READ) + "\n```\n```json\n" + json.dumps(LS) + "\n```\nThen: done",
+]
+
+
+@pytest.mark.parametrize("reply", NARRATED)
+def test_a_reply_that_opens_with_calls_then_narrates_is_those_calls(registry, reply):
+    parsed = parse_text_calls(reply, registry, prose_fences=False)
+    assert parsed.calls[0] == ("read_file", {"path": "setup.py"}) and parsed.errors == []
+    assert parsed.rules[0].startswith("reply opens with call JSON") and not parsed.whole
+    assert parsed.prose_from is not None and reply[parsed.prose_from:].strip()[:4] in ("The ", "That", "Then")
+
+
+@pytest.mark.parametrize("protocol", ["native", "auto", "text"])
+def test_every_protocol_runs_the_opening_calls_and_drops_the_narration(registry, protocol):
+    turn = _extract(Settings(tool_protocol=protocol), registry, NARRATED[0])
+    assert [(c.name, json.loads(c.arguments)) for c in turn.tool_calls] == [("read_file", {"path": "setup.py"})]
+    assert turn.content.endswith("```") and "will show" not in turn.content
+    wrong = _extract(Settings(tool_protocol=protocol), registry,
+                     json.dumps({"name": "settings.ini", "arguments": {"path": "settings.ini"}}) + "\nIt shows x.")
+    assert wrong.tool_calls == [] and len(wrong.call_errors) == 1 and "read_file" in wrong.call_errors[0]
+
+
+def test_prose_first_is_never_an_opening_call():
+    assert leading_calls("Sure. " + json.dumps(READ) + " and more") is None
+    assert leading_calls(json.dumps(READ)) is None                    # nothing after: a whole-reply call
+    assert leading_calls("```json\n" + json.dumps(READ) + "\n```\n```python\nx\n```\nok") is not None
+    assert leading_calls("```json\n[1, 2]\n```\nnumbers") is None

@@ -76,3 +76,18 @@ def test_a_call_shaped_reply_obeys_permission_rules(server, run_axon, project):
     assert r.code == 0, r.stderr
     assert not (project / "locked.txt").exists()
     assert "Permission denied" in server.requests[1].messages[-1]["content"]
+
+
+def test_no_config_a_call_then_an_imagined_result_runs_the_call_and_the_answer_comes_from_the_file(
+        server, run_axon, project):
+    """What the 1.5B model wrote with no config at all: the call, then what it imagines it shows."""
+    (project / "service.ini").write_text("timeout_ms = 7341\n")
+    call = json.dumps({"name": "read_file", "arguments": {"path": "service.ini"}}, indent=2)
+    server.add(text_reply(f"```json\n{call}\n```\n\nThe output will be:\n\n```ini\ntimeout_ms = 5000\n```"),
+               text_reply("timeout_ms is 7341."))
+    r = run_axon("run", "What is timeout_ms set to in service.ini?", "--output-format", "json")
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout)["result"] == "timeout_ms is 7341."
+    history = server.requests[1].messages
+    assert "7341" in history[-1]["content"]                              # the real file, read
+    assert not any("5000" in str(m.get("content")) for m in history)    # the imagined result is gone

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["whole_reply_calls", "call_shape"]
+__all__ = ["whole_reply_calls", "leading_calls", "call_shape"]
 
 _THINKING = re.compile(r"\A\s*<think>.*?</think>", re.S)   # a reasoning model's thoughts come first
 _MARKERS = re.compile(r"\A\s*(?:\[TOOL_CALLS\]|<\|python_tag\|>|functools)\s*")
@@ -88,3 +88,46 @@ def whole_reply_calls(content: str) -> tuple[list[tuple[str, dict[str, Any]]], s
         return None
     many = "several objects" if len(values) > 1 else "one object"
     return [c for c in calls if c is not None], f"whole reply is call JSON ({kind}, {many})"
+
+
+def _prefix_end(content: str) -> int:
+    """Where the reply's own text starts: after a ``<think>`` block and a family's call marker."""
+    think = _THINKING.match(content)
+    i = think.end() if think else 0
+    marker = _MARKERS.match(content, i)
+    return marker.end() if marker else i
+
+
+def leading_calls(content: str) -> tuple[list[tuple[str, dict[str, Any]]], str, int] | None:
+    """A reply that OPENS with call JSON — one or more ```json fences, or bare objects, each exactly a
+    call — and then goes on in prose (a small model narrating the result it imagines): the calls,
+    the rule, and where the prose starts. Prose first, or any JSON value that is not a call, is None."""
+    i = _prefix_end(content)
+    while i < len(content) and content[i].isspace():
+        i += 1
+    values: list[Any] = []
+    if content.startswith("```", i):
+        while (m := _FENCE.match(content, i)) is not None:
+            inner = _values(m.group(1).strip())
+            if not inner:
+                return None
+            values.extend(inner)
+            i = m.end()
+            while i < len(content) and content[i].isspace():
+                i += 1
+        kind = "fenced ```json"
+    else:
+        decoder = json.JSONDecoder()
+        while i < len(content) and content[i] in "{[":
+            try:
+                value, i = decoder.raw_decode(content, i)
+            except ValueError:
+                return None
+            values.extend(value if isinstance(value, list) else [value])
+            while i < len(content) and content[i] in " \t\r\n,":
+                i += 1
+        kind = "bare JSON"
+    calls = [call_shape(v) for v in values]
+    if not calls or any(c is None for c in calls) or not content[i:].strip():
+        return None
+    return [c for c in calls if c is not None], f"reply opens with call JSON ({kind}), then prose", i

@@ -78,9 +78,13 @@ class _TextCalls:
         """Calls and errors; ``prose`` False: errors only when the reply held nothing but calls, and no
         fenced call among prose; ``whole_only``: calls only from such a reply or ``<tool_call>`` tags."""
         parsed = parse_text_calls(turn.content, registry, turn.finish_reason, prose_fences=prose)
+        opened = parsed.prose_from is not None or any(r.startswith("reply opens") for r in parsed.rules)
         found = [c for c, rule in zip(parsed.calls, parsed.rules, strict=True)
-                 if parsed.whole or not whole_only or rule.startswith("<tool_call>")]
-        errors = parsed.errors if prose or parsed.whole else []
+                 if parsed.whole or opened or not whole_only or rule.startswith("<tool_call>")]
+        errors = parsed.errors if prose or parsed.whole or opened else []
+        if found and parsed.prose_from is not None:   # what follows the calls narrates an imagined result
+            log.debug("dropped the prose after the opening calls: %s", shown(turn.content[parsed.prose_from:], 300))
+            turn.content = turn.content[:parsed.prose_from].rstrip()
         for (name, _args), rule in zip(parsed.calls, parsed.rules, strict=True):
             log.debug("text call %s recognised by rule [%s]%s", name, rule, "" if (name, _args) in found else
                       " (not run: this protocol takes only tagged calls or a reply of nothing but calls)")

@@ -9,7 +9,9 @@ finds the calls a model wrote in its reply:
   a missing closing tag at the very end (several such openings are several calls), and ``"parameters"`` instead of ``"arguments"``;
 - a bare fenced ```json block holding exactly ``{"name": <active tool>, "arguments": {…}}``
   (``prose_fences``: the text protocol only);
-- a reply that is nothing but call-shaped JSON (``callshapes``: one object, several, fenced).
+- a reply that is nothing but call-shaped JSON (``callshapes``: one object, several, fenced), or that
+  opens with such calls and then narrates the result the model imagines (the narration is dropped:
+  ``prose_from``).
 
 A tagged block, or a call-shaped reply, that cannot be used (bad JSON, unknown or inactive tool,
 cut off by the output limit) becomes an error for the model to read (an unknown name with the
@@ -27,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from axon_cli.core.callshapes import call_shape, whole_reply_calls
+from axon_cli.core.callshapes import call_shape, leading_calls, whole_reply_calls
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolSpec
 from axon_cli.tools.suggest import unknown_tool_message
@@ -52,12 +54,14 @@ class ParsedCalls:
     rules: list[str] = field(default_factory=list)         # per call: the rule that found it
     error_rules: list[str] = field(default_factory=list)   # per error: the rule that found it
     whole: bool = False                                 # the reply held calls (or call errors) only
+    prose_from: int | None = None   # a reply that opened with calls: where its narration starts
 
 
 def parse_text_calls(content: str, registry: ToolRegistry, finish_reason: str | None = None,
                      prose_fences: bool = True) -> ParsedCalls:
     """Every text call in ``content``; only active tools with object arguments become calls."""
     out = ParsedCalls()
+    original = content
     if "&lt;" in content or "&#34;" in content or "&quot;" in content:
         content = html.unescape(content)   # llama.cpp's chatml-function-calling template HTML-escapes
     taken: list[tuple[int, int]] = []
@@ -81,6 +85,8 @@ def parse_text_calls(content: str, registry: ToolRegistry, finish_reason: str | 
         _take_whole(content, registry, out)
         if out.rules or out.error_rules:
             out.whole = True
+            return out
+        if _take_leading(content, registry, out, escaped=content is not original):
             return out
     for m in _FENCE.finditer(_blank(content, taken)) if prose_fences else ():
         call = _exact_call(m.group(1), registry)
@@ -107,6 +113,25 @@ def _take_whole(content: str, registry: ToolRegistry, out: ParsedCalls) -> None:
             out.calls.append(checked)
             out.rules.append(rule)
     out.spans = [(0, len(content))]
+
+
+def _take_leading(content: str, registry: ToolRegistry, out: ParsedCalls, escaped: bool) -> bool:
+    """Calls that open the reply, before prose that narrates what they will show."""
+    found = leading_calls(content)
+    if found is None:
+        return False
+    calls, rule, end = found
+    for name, args in calls:
+        checked = _check_item({"name": name, "arguments": args}, registry, "")
+        if isinstance(checked, str):
+            out.errors.append(checked)
+            out.error_rules.append(f"{rule}: {checked.split(';')[0]}")
+        else:
+            out.calls.append(checked)
+            out.rules.append(rule)
+    out.spans = [(0, end)]
+    out.prose_from = None if escaped else end
+    return True
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:
