@@ -72,10 +72,15 @@ class Chat:
         self.send(message + ENTER)
 
     def exit(self) -> str:
+        """Ctrl-D, and again whenever a prompt is drawn after it: a key sent while the REPL was still
+        printing the last answer can be dropped when the terminal switches to raw mode for the prompt."""
         self.send(CTRL_D)
+        sent_at, resent = len(self.raw), 0
         deadline = time.monotonic() + 60      # exiting closes MCP servers and ends the turn's snapshot
         while self._pump() and time.monotonic() < deadline:
-            pass
+            if resent < 3 and "› " in ANSI.sub("", self.raw[sent_at:]):
+                self.send(CTRL_D)
+                sent_at, resent = len(self.raw), resent + 1
         self.child.close()
         assert self.child.exitstatus == 0, self.text()[-2000:]
         assert "Traceback" not in self.raw
