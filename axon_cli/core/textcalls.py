@@ -101,18 +101,9 @@ def parse_text_calls(content: str, registry: ToolRegistry, finish_reason: str | 
 
 def _take_whole(content: str, registry: ToolRegistry, out: ParsedCalls) -> None:
     found = whole_reply_calls(content)
-    if found is None:
-        return
-    calls, rule = found
-    for name, args in calls:
-        checked = _check_item({"name": name, "arguments": args}, registry, "")
-        if isinstance(checked, str):
-            out.errors.append(checked)
-            out.error_rules.append(f"{rule}: {checked.split(';')[0]}")
-        else:
-            out.calls.append(checked)
-            out.rules.append(rule)
-    out.spans = [(0, len(content))]
+    if found is not None:
+        _take_shaped(*found, registry, out)
+        out.spans = [(0, len(content))]
 
 
 def _take_leading(content: str, registry: ToolRegistry, out: ParsedCalls, escaped: bool) -> bool:
@@ -121,6 +112,15 @@ def _take_leading(content: str, registry: ToolRegistry, out: ParsedCalls, escape
     if found is None:
         return False
     calls, rule, end = found
+    _take_shaped(calls, rule, registry, out)
+    out.spans = [(0, end)]
+    out.prose_from = None if escaped else end
+    return True
+
+
+def _take_shaped(calls: list[tuple[str, dict[str, Any]]], rule: str, registry: ToolRegistry,
+                 out: ParsedCalls) -> None:
+    """Call-shaped JSON found by ``rule``: each a call of an active tool, or the error to send back."""
     for name, args in calls:
         checked = _check_item({"name": name, "arguments": args}, registry, "")
         if isinstance(checked, str):
@@ -129,9 +129,6 @@ def _take_leading(content: str, registry: ToolRegistry, out: ParsedCalls, escape
         else:
             out.calls.append(checked)
             out.rules.append(rule)
-    out.spans = [(0, end)]
-    out.prose_from = None if escaped else end
-    return True
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:
