@@ -18,7 +18,7 @@ from axon_cli.core.protocol import (
     apply_profile,
     make_protocol,
 )
-from axon_cli.core.textcalls import describe_tools, parse_text_calls, signature, type_of
+from axon_cli.core.textcalls import parse_text_calls
 from axon_cli.tools.dispatch import CallResult
 from axon_cli.tools.registry import ToolRegistry, builtin_specs
 
@@ -104,26 +104,6 @@ def test_html_escaped_quotes_are_unescaped(registry):
 def test_a_stray_brace_after_the_json_is_tolerated(registry):
     parsed = parse_text_calls('<tool_call>{"name": "bash", "arguments": {"command": "ls"}}}</tool_call>', registry)
     assert parsed.calls == [("bash", {"command": "ls"})]
-
-
-def test_type_of_and_signature(registry):
-    assert type_of({"enum": ["a", "b"]}) == '"a"|"b"'
-    assert type_of({"type": "array", "items": {"type": "object", "properties": {
-        "id": {"type": "string"}, "done": {"type": "boolean"}}, "required": ["id"]}}) == \
-        "array[{id: string, done?: boolean}]"
-    assert type_of({"anyOf": [{"type": "integer"}, {"type": "null"}]}) == "integer"
-    read = registry.get("read_file")
-    assert read is not None
-    assert signature(read) == "read_file(path: string, offset?: integer, limit?: integer)"
-
-
-def test_describe_tools_detailed_and_short(registry):
-    specs = registry.active()
-    short = describe_tools(specs, detailed=False)
-    long = describe_tools(specs, detailed=True)
-    assert len(short.splitlines()) == len(specs)
-    assert short.splitlines()[0].startswith("- read_file(path: string")
-    assert len(long) > len(short) and "    path: " in long
 
 
 def test_text_protocol_ids_source_and_invented_results(registry):

@@ -82,3 +82,11 @@ def test_no_task_specific_wording_in_the_templates():
         text = (resources.files("axon_cli.prompts") / f"text_tools_{fam}.md").read_text()
         for word in ("version", "typo", "hello", "pytest", "README", "test"):
             assert word not in text, (fam, word)
+
+
+def test_a_description_is_cut_to_its_first_sentence_at_a_word_boundary() -> None:
+    from axon_cli.core.toolprompt import first_sentence
+
+    assert first_sentence("Read a file, e.g. a config. Lines are numbered.", 80) == "Read a file, e.g. a config."
+    assert first_sentence("Run a command; stdin is closed", 80) == "Run a command"
+    assert first_sentence("one two three four", 9) == "one two…"

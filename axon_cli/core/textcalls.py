@@ -1,8 +1,7 @@
 """Tool calls written as text, for models without (reliable) native function calling.
 
-Two halves: ``describe_tools`` renders tools as one-line signatures (a compact listing; the text
-protocol's system prompt lists JSON schemas instead, ``toolprompt``), and ``parse_text_calls``
-finds the calls a model wrote in its reply:
+``parse_text_calls`` finds the calls a model wrote in its reply (how the tools are shown to the
+model is ``toolprompt``):
 
 - ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` (the Hermes/Qwen convention), also
   ``<tools>…</tools>`` and ``<function_call>…</function_call>`` wrappers, a JSON list inside one,
@@ -31,11 +30,9 @@ from typing import Any
 
 from axon_cli.core.callshapes import call_shape, leading_calls, whole_reply_calls
 from axon_cli.tools.registry import ToolRegistry
-from axon_cli.tools.spec import ToolSpec
 from axon_cli.tools.suggest import unknown_tool_message
 
-__all__ = ["ParsedCalls", "parse_text_calls", "describe_tools", "type_of", "signature",
-           "first_sentence"]
+__all__ = ["ParsedCalls", "parse_text_calls"]
 
 _TAGS = "tool_call|tools|function_call"
 _CLOSED = re.compile(rf"<({_TAGS})>(.*?)</\1>", re.S)
@@ -210,58 +207,3 @@ def _exact_call(body: str, registry: ToolRegistry) -> tuple[str, dict[str, Any]]
             and isinstance(data["arguments"], dict) and registry.is_active(data["name"])):
         return data["name"], data["arguments"]
     return None
-
-
-# -- describing tools ------------------------------------------------------------------------------
-def type_of(schema: dict[str, Any]) -> str:
-    """A short type for a JSON schema: string, integer, "a"|"b", array[string], {k: type}."""
-    if "enum" in schema:
-        return "|".join(json.dumps(v) for v in schema["enum"])
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return "|".join(type_of(s) for s in schema[key] if s.get("type") != "null")
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        return "|".join(str(k) for k in kind if k != "null")
-    if kind == "array" and isinstance(schema.get("items"), dict):
-        return f"array[{type_of(schema['items'])}]"
-    props = schema.get("properties")
-    if kind == "object" and isinstance(props, dict) and props:
-        required = set(schema.get("required", []))
-        inner = ", ".join(f"{k}{'' if k in required else '?'}: {type_of(v)}" for k, v in props.items())
-        return "{" + inner + "}"
-    return str(kind or "any")
-
-
-def signature(spec: ToolSpec[Any]) -> str:
-    schema = spec.json_schema()
-    required = set(schema.get("required", []))
-    params = []
-    for name, prop in (schema.get("properties") or {}).items():
-        text = f"{name}{'' if name in required else '?'}: {type_of(prop)}"
-        default = prop.get("default")
-        if name not in required and (isinstance(default, (bool, int, float)) or default == ""):
-            text += f"={json.dumps(default)}"
-        params.append(text)
-    return f"{spec.name}({', '.join(params)})"
-
-
-def first_sentence(text: str, limit: int) -> str:
-    """The first sentence of ``text``, cut at a word boundary to at most ``limit`` characters."""
-    line = " ".join(text.strip().split())
-    m = re.match(r"(.+?)(?<!e\.g)(?<!i\.e)([.;])(?:\s|$)", line)   # not at "e.g." / "i.e."; no trailing ";"
-    line = m.group(1) + ("." if m.group(2) == "." else "") if m else line
-    return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0].rstrip(",;:(") + "…"
-
-
-def describe_tools(specs: list[ToolSpec[Any]], detailed: bool = True) -> str:
-    """One line per tool (signature: what it does); with ``detailed``, a line per described parameter."""
-    lines = []
-    for spec in specs:
-        lines.append(f"- {signature(spec)}: {first_sentence(spec.one_line(), 160)}")
-        if not detailed:
-            continue
-        for name, prop in (spec.json_schema().get("properties") or {}).items():
-            if prop.get("description"):
-                lines.append(f"    {name}: {first_sentence(prop['description'], 100)}")
-    return "\n".join(lines)

@@ -10,10 +10,10 @@ template uses), the call format in its own words with one generic example call i
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from axon_cli.core.textcalls import first_sentence
 from axon_cli.prompts import load_template
 from axon_cli.tools.spec import ToolSpec
 
@@ -31,6 +31,14 @@ BEGIN = ("When the task needs the project's files or commands, begin by calling 
 _WRAPPED = {"qwen", "llama", "mistral"}   # families whose templates list {"type": "function", "function": …}
 _ARGS_KEY = {"llama": "parameters"}
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
+
+
+def first_sentence(text: str, limit: int) -> str:
+    """The first sentence of ``text``, cut at a word boundary to at most ``limit`` characters."""
+    line = " ".join(text.strip().split())
+    m = re.match(r"(.+?)(?<!e\.g)(?<!i\.e)([.;])(?:\s|$)", line)   # not at "e.g." / "i.e."; no trailing ";"
+    line = m.group(1) + ("." if m.group(2) == "." else "") if m else line
+    return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0].rstrip(",;:(") + "…"
 
 
 def family_for(model: str, overrides: Mapping[str, str] | None = None) -> str:
