@@ -119,13 +119,17 @@ def _take_shaped(calls: list[tuple[str, dict[str, Any]]], rule: str, registry: T
                  out: ParsedCalls) -> None:
     """Call-shaped JSON found by ``rule``: each a call of an active tool, or the error to send back."""
     for name, args in calls:
-        checked = _check_item({"name": name, "arguments": args}, registry, "")
-        if isinstance(checked, str):
-            out.errors.append(checked)
-            out.error_rules.append(f"{rule}: {checked.split(';')[0]}")
-        else:
-            out.calls.append(checked)
-            out.rules.append(rule)
+        _record(_check_item({"name": name, "arguments": args}, registry, ""), rule, out)
+
+
+def _record(checked: tuple[str, dict[str, Any]] | str, rule: str, out: ParsedCalls) -> None:
+    """A checked call, or the error to send back, with the rule that found it."""
+    if isinstance(checked, str):
+        out.errors.append(checked)
+        out.error_rules.append(f"{rule}: {checked.split(';')[0]}")
+    else:
+        out.calls.append(checked)
+        out.rules.append(rule)
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:
@@ -149,13 +153,7 @@ def _take_tagged(body: str, registry: ToolRegistry, out: ParsedCalls, rule: str)
         out.error_rules.append(f"{rule}: not valid JSON")
         return
     for item in data if isinstance(data, list) else [data]:
-        checked = _check_item(item, registry, shown)
-        if isinstance(checked, str):
-            out.errors.append(checked)
-            out.error_rules.append(f"{rule}: {checked.split(';')[0]}")
-        else:
-            out.calls.append(checked)
-            out.rules.append(rule)
+        _record(_check_item(item, registry, shown), rule, out)
 
 
 def _loads_lenient(body: str) -> Any:
