@@ -26,7 +26,7 @@ from axon_cli.sandbox import SandboxStatus, sandboxed_specs
 from axon_cli.sandbox import resolve as resolve_sandbox
 from axon_cli.session.callbacks import SessionCallbacks
 from axon_cli.session.compaction import Compactor
-from axon_cli.session.context import build_system_prompt, gather_context
+from axon_cli.session.context import build_project_context, build_system_prompt, gather_context
 from axon_cli.session.cost import CostMeter
 from axon_cli.session.transcript import (
     LoadedTranscript,
@@ -196,9 +196,9 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     for line in extensions.notices:   # broken extension files, failing SessionStart hooks
         bus(Notice(message=line))
     agent = Agent(llm=llm, registry=registry, dispatcher=dispatcher, ctx=ctx,
-                  system_prompt=lambda: (build_system_prompt(project_root, settings, registry,
-                                                             callbacks.current_mode(), gathered)
-                                         + hook_context + system_block(protocol, registry)),
+                  system_prompt=lambda: (build_system_prompt(settings, registry, callbacks.current_mode())
+                                         + system_block(protocol, registry)),
+                  context=build_project_context(project_root, gathered, hook_context),
                   emit=bus, callbacks=callbacks, protocol=protocol, messages=messages,
                   turn_hooks=extensions.hooks)
     return Runtime(loaded, project_root, session_id, bus, registry, ctx, policy, dispatcher, llm, agent,

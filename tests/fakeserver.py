@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Reply", "ScriptedServer", "text_reply", "tool_reply", "error_reply", "Recorded"]
+__all__ = ["Reply", "ScriptedServer", "text_reply", "tool_reply", "error_reply", "Recorded", "without_context"]
 
 
 @dataclass
@@ -65,8 +65,23 @@ class Recorded:
         return list(self.body.get("messages", []))
 
     @property
+    def conversation(self) -> list[dict[str, Any]]:
+        """``messages`` without the project context axon puts in front of the first user message."""
+        return [without_context(m) for m in self.messages]
+
+    @property
     def tool_names(self) -> list[str]:
         return [t["function"]["name"] for t in self.body.get("tools", []) or []]
+
+
+def without_context(message: dict[str, Any]) -> dict[str, Any]:
+    """A user message without a leading ``<context>…</context>`` block (axon's project context)."""
+    content = message.get("content")
+    if message.get("role") == "user" and isinstance(content, str) and content.startswith("<context>\n"):
+        end = content.find("\n</context>\n\n")
+        if end >= 0:
+            return {**message, "content": content[end + len("\n</context>\n\n"):]}
+    return message
 
 
 Script = list[Reply | Callable[[dict[str, Any]], Reply]]

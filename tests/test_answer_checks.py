@@ -157,18 +157,33 @@ def test_repeat_guard_refuses_the_third_identical_read_until_something_changes(r
     assert guard.refusal(read) is None                     # something changed: reading again is fair
 
 
-def test_repeat_guard_never_refuses_changes_and_stops_after_refusals(registry):
+def test_repeat_guard_refuses_the_third_identical_write_in_a_row(registry):
     guard = RepeatGuard(registry)
-    rm = call("bash", command="rm -f x")
-    for _ in range(4):
-        assert guard.refusal(rm) is None
+    write = call("write_file", path="old.txt", content="same")
+    for _ in range(2):
+        assert guard.refusal(write) is None
+        guard.record(write, ok(write))
+    assert guard.refusal(write) == ALREADY_HAVE.format(name="write_file", n=2)
+    rm = call("bash", 2, command="rm -f x")
+    guard.record(rm, ok(rm))
+    again = call("write_file", 4, path="old.txt", content="same")   # a new call id, as from the model
+    assert guard.refusal(again) is None                    # another change in between: fair again
+    guard.record(again, ok(again))
+    guard.record(again, ok(again))
+    failed = call("bash", 3, command="rm -f y")
+    guard.record(failed, ok(failed, good=False))
+    assert guard.refusal(call("write_file", 5, path="old.txt", content="same")) is not None   # a failure changed nothing
+
+
+def test_repeat_guard_stops_after_refusals(registry):
+    guard = RepeatGuard(registry)
     ls = call("bash", 2, command="ls")
     guard.record(ls, ok(ls))
     guard.record(ls, ok(ls))
     for _ in range(MAX_REFUSALS):
         assert not guard.stopped
         assert guard.refusal(ls) is not None
-    assert guard.stopped and "repeating the same read-only calls" in guard.stop_message()
+    assert guard.stopped and "repeating the same calls" in guard.stop_message()
 
 
 def test_history_told_in_answer_to_a_question_is_no_claim(registry, ctx):

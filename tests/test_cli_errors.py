@@ -82,7 +82,7 @@ def test_task_from_stdin(server, run_axon):
     server.add(text_reply("read it"))
     r = run_axon("run", "-", input="the task from stdin\n")
     assert r.code == 0, r.stderr
-    assert server.requests[0].messages[-1]["content"] == "the task from stdin\n"
+    assert server.requests[0].conversation[-1]["content"] == "the task from stdin\n"
 
 
 def test_max_turns_exit_3(server, run_axon):

@@ -154,7 +154,7 @@ def test_300_turns_with_growing_output_stay_under_the_budget(small_window, proje
     assert any(m["role"] == "tool" and m["content"].startswith("[elided:") for r in main for m in r.messages)
     for r in main[1:]:       # the most recent result is never elided
         assert not r.messages[-1]["content"].startswith("[elided:")
-    last = main[-1].messages
+    last = main[-1].conversation
     summary = next(m["content"] for m in last if str(m.get("content", "")).startswith("[Earlier conversation"))
     assert "The user's latest request, verbatim:\nrun the 300 steps, one grow call each" in summary
     assert f"of step {STEPS - 1}" in last[-1]["content"]
@@ -179,7 +179,7 @@ def test_a_failing_summary_is_retried_a_few_times_then_the_oldest_turns_are_drop
         rt.close()
     assert result.result == "answered anyway"
     assert [bool(r.body.get("tools")) for r in server.requests] == [False, False, False, True]
-    sent = server.requests[3].messages
+    sent = server.requests[3].conversation
     assert sent[0] == before[0] and sent[-1] == {"role": "user", "content": "go"}
     assert sent[1]["content"].startswith("[Earlier conversation") and "dropped" in sent[1]["content"]
     kept = sent[2:-1]
@@ -200,7 +200,7 @@ def test_too_long_triggers_one_compaction_and_one_retry_never_a_loop(small_windo
         rt.close()
     assert result.stop_reason == "error" and "longer than the model's context" in result.result
     assert len(server.requests) == 3
-    retried = server.requests[2].messages
+    retried = server.requests[2].conversation
     assert retried[1]["content"].startswith("[Earlier conversation") and "summary of old" in retried[1]["content"]
 
 
@@ -213,7 +213,7 @@ def test_manual_compact_with_focus_and_resume_restores_it(small_window, project,
         rt.ctx.extra["todos"] = [{"content": "write docs", "status": "pending"}]
         line = rt.compact("the parser")
         assert line.startswith("compacted the history (summary)")
-        request = server.requests[2].messages[1]["content"]
+        request = server.requests[2].conversation[1]["content"]
         assert "Focus especially on: the parser" in request and "write docs" in request
         assert "first: build the parser" in request
     finally:
@@ -221,7 +221,7 @@ def test_manual_compact_with_focus_and_resume_restores_it(small_window, project,
     rt2 = _session(small_window, project, cont=True)
     try:
         rt2.agent.run("third")
-        sent = server.requests[3].messages
+        sent = server.requests[3].conversation
         assert sent[1]["content"].startswith("[Earlier conversation") and "SUMMARY TEXT" in sent[1]["content"]
         assert "- [pending] write docs" in sent[1]["content"]
         assert [m["content"] for m in sent[2:]] == ["second: add tests", "a2", "third"]
@@ -261,5 +261,5 @@ def test_a_session_resumed_over_the_limit_is_compacted_before_its_first_request(
     main = [r for r in server.requests if r.body.get("tools")]
     assert _prompt_tokens(main[0].body) <= WINDOW * 0.8
     assert main[0].messages[0]["content"] != "old system prompt"      # refreshed for this run
-    assert main[0].messages[-1] == {"role": "user", "content": "and now?"}
+    assert main[0].conversation[-1] == {"role": "user", "content": "and now?"}
     assert_paired(main[0].messages)

@@ -1,4 +1,5 @@
-"""The system prompt: environment, git summary, mode, deferred tools, AGENTS.md / AXON.md files."""
+"""The system prompt (environment, mode, deferred tools) and the project context (root, git summary,
+AGENTS.md / AXON.md files) in front of the first user message, so the system prompt is a cacheable prefix."""
 
 from __future__ import annotations
 
@@ -8,9 +9,15 @@ import subprocess
 import pytest
 
 from axon_cli.config import Settings
-from axon_cli.session.context import build_system_prompt, gather_context, git_summary, instructions_block
+from axon_cli.session.context import (
+    build_project_context,
+    build_system_prompt,
+    gather_context,
+    git_summary,
+    instructions_block,
+)
 from axon_cli.tools.registry import ToolRegistry
-from tests.fakeserver import text_reply
+from tests.fakeserver import text_reply, tool_reply
 
 
 def test_agents_md_from_two_levels_in_order(tmp_path):
@@ -22,8 +29,7 @@ def test_agents_md_from_two_levels_in_order(tmp_path):
     (root / "pkg" / "AXON.md").write_text("PKG RULE: no globals\n")
     (sub / "AGENTS.md").write_text("INNER RULE: keep tests fast\n")
     (tmp_path / "AGENTS.md").write_text("OUTSIDE THE REPO\n")
-    prompt = build_system_prompt(root, Settings(), ToolRegistry.with_builtins(),
-                                 gathered=gather_context(root, sub))
+    prompt = build_project_context(root, gather_context(root, sub))
     assert "OUTSIDE THE REPO" not in prompt
     positions = [prompt.index(rule) for rule in ("ROOT RULE", "PKG RULE", "INNER RULE")]
     assert positions == sorted(positions)
@@ -49,13 +55,25 @@ def test_no_instructions_no_block(tmp_path):
 def test_prompt_has_environment_mode_and_deferred_tools(tmp_path):
     (tmp_path / ".git").mkdir()
     registry = ToolRegistry.with_builtins()
-    prompt = build_system_prompt(tmp_path, Settings(mode="accept-edits"), registry, gathered=gather_context(tmp_path))
-    assert f"in the project at {tmp_path}" in prompt
+    prompt = build_system_prompt(Settings(mode="accept-edits"), registry)
     assert "Permission mode: accept-edits." in prompt
     for spec in registry.deferred():
         assert f"- {spec.name}:" in prompt
-    assert "Git branch" not in prompt        # an empty .git directory is not a repository: no line, no error
     assert "{" not in prompt.split("Environment:")[1].split("\n")[0]
+    context = build_project_context(tmp_path, gather_context(tmp_path), "HOOK SAID")
+    assert f"The project is at {tmp_path};" in context and context.endswith("HOOK SAID\n</context>")
+    assert "Git branch" not in context        # an empty .git directory is not a repository: no line, no error
+
+
+def test_the_system_prompt_is_the_same_in_every_project(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    for folder in (one, two):
+        folder.mkdir()
+        (folder / "AGENTS.md").write_text(f"rules of {folder.name}\n")
+    registry = ToolRegistry.with_builtins()
+    assert build_system_prompt(Settings(), registry) == build_system_prompt(Settings(), registry)
+    assert str(tmp_path) not in build_system_prompt(Settings(), registry)
+    assert "rules of one" in build_project_context(one) and "rules of two" not in build_project_context(one)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -80,6 +98,28 @@ def test_agents_md_from_two_levels_reaches_the_server(server, run_axon, project)
     server.add(text_reply("ok"))
     r = run_axon("run", "hello", cwd=sub)
     assert r.code == 0, r.stderr
-    system = server.requests[0].messages[0]["content"]
-    assert system.index("Top level: run `make check`") < system.index("Services level") < system.index("API level")
-    assert "### services/api/AGENTS.md" in system
+    system, first = server.requests[0].messages[0], server.requests[0].messages[1]
+    assert system["role"] == "system" and "AGENTS.md" not in system["content"]
+    text = first["content"]
+    assert first["role"] == "user" and text.startswith("<context>\n") and text.endswith("</context>\n\nhello")
+    assert text.index("Top level: run `make check`") < text.index("Services level") < text.index("API level")
+    assert "### services/api/AGENTS.md" in text
+
+
+def test_two_projects_share_the_cacheable_prefix_and_each_sees_its_own_context(server, run_axon, project):
+    other = project.parent / "other"
+    other.mkdir()
+    (other / ".git").mkdir()
+    (other / "AGENTS.md").write_text("Other project rule.\n")
+    (project / "notes.txt").write_text("hello\n")
+    server.add(tool_reply(("read_file", {"path": "notes.txt"})), text_reply("it says hello"), text_reply("ok"))
+    assert run_axon("run", "what does notes.txt say?").code == 0
+    assert run_axon("run", "hi", cwd=other).code == 0
+    first, after_tool, elsewhere = server.requests
+    # the system prompt and the tool schemas are the same bytes in both projects: a server's
+    # prompt cache reuses them; only the first user message differs
+    assert first.messages[0] == elsewhere.messages[0] and first.body["tools"] == elsewhere.body["tools"]
+    assert str(project) in first.messages[1]["content"] and "Other project rule." not in first.messages[1]["content"]
+    assert str(other) in elsewhere.messages[1]["content"] and "Other project rule." in elsewhere.messages[1]["content"]
+    assert after_tool.messages[:2] == first.messages[:2]     # the same prefix on every request of the run
+    assert after_tool.messages[1]["content"].endswith("\n\nwhat does notes.txt say?")

@@ -41,7 +41,7 @@ def test_slash_review_expands_the_project_command_in_the_repl(chat, server, proj
     c.send(" src/a.py\r")
     c.expect("reviewed: no bugs")
     c.exit()
-    assert server.requests[0].messages[-1] == {
+    assert server.requests[0].conversation[-1] == {
         "role": "user", "content": "Review src/a.py for bugs. Start with src/a.py and read it first."}
 
 
@@ -55,11 +55,11 @@ def test_run_command_expands_arguments_and_attaches_files_but_never_secrets(serv
     ran = run_axon("run", "--command", "review", "src/a.py")
     assert ran.code == 0, ran.stderr
     assert ran.stdout.strip() == "no bugs"
-    assert server.requests[0].messages[-1]["content"] == (
+    assert server.requests[0].conversation[-1]["content"] == (
         "Review src/a.py for bugs. Start with src/a.py and read it first.")
     ran = run_axon("run", "--command", "explain", "src/a.py")
     assert ran.code == 0, ran.stderr
-    sent = server.requests[2].messages[-1]["content"]
+    sent = server.requests[2].conversation[-1]["content"]
     assert sent.startswith("Explain @src/a.py and @.env in one line.")
     assert '<file path="src/a.py">\ndef add(a, b):\n    return a - b\n' in sent
     assert "sk-live-secret" not in sent and '<file path=".env">' not in sent
@@ -97,5 +97,5 @@ def test_user_commands_load_and_a_project_command_of_the_same_name_wins(server, 
     server.add(text_reply("hi"), text_reply("hello"))
     assert run_axon("run", "--command", "hello", "Ada").code == 0
     assert run_axon("run", "--command", "greet", "Ada").code == 0
-    assert server.requests[0].messages[-1]["content"] == "Say hello to Ada."
-    assert server.requests[1].messages[-1]["content"] == "Project greeting for Ada."
+    assert server.requests[0].conversation[-1]["content"] == "Say hello to Ada."
+    assert server.requests[1].conversation[-1]["content"] == "Project greeting for Ada."

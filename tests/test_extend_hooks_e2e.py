@@ -95,7 +95,7 @@ def test_user_prompt_submit_adds_context_or_blocks_and_stop_sends_back(server, r
     ran = run_axon("run", "when does the sprint end?", env=TRUSTED)
     assert ran.code == 0, ran.stderr
     assert ran.stdout.strip() == "tests ran; final answer"
-    first = server.requests[0].messages
+    first = server.requests[0].conversation
     assert first[-2] == {"role": "user", "content": "when does the sprint end?"}
     assert "the sprint ends on Friday" in first[-1]["content"]
     assert "run the tests first" in server.requests[1].messages[-1]["content"]

@@ -7,7 +7,7 @@ import json
 import threading
 from typing import Any
 
-from tests.fakeserver import Reply, text_reply, tool_reply
+from tests.fakeserver import Reply, text_reply, tool_reply, without_context
 
 ACTIVATE = tool_reply(("tool_search", {"query": "select:task"}))
 
@@ -30,7 +30,7 @@ def test_a_sub_agent_reads_two_files_and_the_parent_gets_only_its_answer(server,
     assert "task" in parent_task.tool_names
     assert child_first.tool_names == ["read_file", "list_files", "search_files"]
     assert "You are a sub-agent" in child_first.messages[0]["content"]
-    assert child_first.messages[1:] == [{"role": "user", "content": task["prompt"]}]
+    assert child_first.conversation[1:] == [{"role": "user", "content": task["prompt"]}]
     child_results = [m["content"] for m in child_second.messages if m["role"] == "tool"]
     assert "alpha-secret-content" in child_results[0] and "beta-secret-content" in child_results[1]
     # the parent's context: its own messages and the sub-agent's answer, nothing the sub-agent read
@@ -52,7 +52,7 @@ def test_several_task_calls_run_at_the_same_time(server, run_axon, project):
     both_asked = threading.Barrier(2, timeout=20)
 
     def child(body: dict[str, Any]) -> Reply:
-        prompt = body["messages"][1]["content"]
+        prompt = without_context(body["messages"][1])["content"]
         try:
             both_asked.wait()          # returns only when the other sub-agent's request is in flight too
             return text_reply(f"answer to {prompt}")

@@ -34,7 +34,7 @@ def test_untrusted_folder_loads_no_python_tools_nor_commands_with_tools(server, 
     assert ran.code == 1 and len(server.requests) == 1
     assert "deploy.md grants tools and is not loaded until this folder is trusted" in ran.stderr
     ran = run_axon("run", "--command", "summary", "the README")      # a prompt-only command loads
-    assert ran.code == 0 and server.requests[1].messages[-1]["content"] == "Summarise the README."
+    assert ran.code == 0 and server.requests[1].conversation[-1]["content"] == "Summarise the README."
     ran = run_axon("tools")
     assert "evil(" not in ran.stdout and not any(ln.startswith("evil ") for ln in ran.stdout.splitlines())
     assert "waiting for trust" in ran.stdout and ".axon/tools/evil.py" in ran.stdout

@@ -157,6 +157,15 @@ def test_overwrite_needs_a_read_then_returns_a_diff_and_keeps_mode(tools: Tools)
     assert [p.name for p in tools.root.iterdir() if p.name.startswith(".run.sh")] == []
 
 
+def test_emptying_a_file_says_it_still_exists_and_how_to_delete_it(tools: Tools) -> None:
+    (tools.root / "old_notes.txt").write_text("meeting moved\n")
+    tools.ok("read_file", path="old_notes.txt")
+    res = tools.call("write_file", path="old_notes.txt", content="")
+    assert res.ok and (tools.root / "old_notes.txt").read_text() == ""
+    assert "now empty but still exists" in res.content and "`rm old_notes.txt`" in res.content
+    assert "still exists" not in tools.call("write_file", path="old_notes.txt", content="x\n").content
+
+
 def test_overwrite_refused_when_changed_on_disk(tools: Tools) -> None:
     path = tools.root / "c.txt"
     path.write_text("v1\n")

@@ -92,11 +92,11 @@ def test_an_identical_read_is_refused_from_the_third_time_and_the_run_stops(serv
     assert len(ends) == 5 and len(server.requests) == 5
     assert [ALREADY_HAVE.format(name="read_file", n=2) == e["output"] for e in ends] == [False, False,
                                                                                        True, True, True]
-    assert "repeating the same read-only calls" in events(r.stdout)[-1]["result"]
+    assert "repeating the same calls" in events(r.stdout)[-1]["result"]
     server.script.clear()
     server.add(*[tool_reply(("read_file", {"path": "a.txt"}))] * 6)
     r = run_axon("run", "look at a.txt")            # the text output: one line on stderr
-    assert r.code == 1 and "repeating the same read-only calls" in r.stderr and "Traceback" not in r.stderr
+    assert r.code == 1 and "repeating the same calls" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_a_change_in_between_makes_a_read_fair_again(server, run_axon, project):

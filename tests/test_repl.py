@@ -115,7 +115,7 @@ def test_streamed_answer_appears(chat, server, project):
     assert shown.count("Hello there, this answer was streamed.") == 1 and shown.count("Second paragraph.") == 1
     assert shown.index("› hi") < shown.index("Hello there") < shown.index("Second paragraph.")
     c.exit()
-    assert server.requests[0].messages[-1] == {"role": "user", "content": "hi"}
+    assert server.requests[0].conversation[-1] == {"role": "user", "content": "hi"}
     assert "hi" in (project / ".axon" / "history").read_text()
 
 
@@ -200,7 +200,7 @@ def test_ctrl_c_stops_a_running_command_and_the_conversation_continues(chat, ser
         time.sleep(0.02)
     c.say("go on")
     c.expect("continuing")
-    messages = server.requests[1].messages
+    messages = server.requests[1].conversation
     assert messages[-1] == {"role": "user", "content": "go on"}
     assert messages[-2]["role"] == "tool" and "interrupted by user" in messages[-2]["content"]
     c.exit()
@@ -267,7 +267,7 @@ def test_multiline_paste_and_mentions(chat, server, project):
     c.expect("attached notes.md")
     c.expect("reply-3")
     c.exit()
-    contents = [r.messages[-1]["content"] for r in server.requests]
+    contents = [r.conversation[-1]["content"] for r in server.requests]
     assert contents[0] == "line one\nline two"
     assert contents[1].strip() == "pasted a\npasted b"
     assert contents[2].startswith("read @notes.md please") and '<file path="notes.md">\nthe notes\n' in contents[2]

@@ -25,13 +25,13 @@ def test_continue_sends_the_previous_messages(server, run_axon, project):
     r2 = run_axon("run", "--continue", "second task", "--output-format", "json")
     assert r2.code == 0, r2.stderr
     assert json.loads(r2.stdout)["session_id"] == sid
-    sent = server.requests[1].messages
+    sent = server.requests[1].conversation
     assert sent[0]["role"] == "system"
     assert sent[1:] == [{"role": "user", "content": "first task"}, {"role": "assistant", "content": "answer one"},
                         {"role": "user", "content": "second task"}]
     r3 = run_axon("run", "--resume", sid[:-3], "third")
     assert r3.code == 0, r3.stderr
-    assert [m["content"] for m in server.requests[2].messages[1:]] == [
+    assert [m["content"] for m in server.requests[2].conversation[1:]] == [
         "first task", "answer one", "second task", "answer two", "third"]
     listing = run_axon("sessions")
     assert sid in listing.stdout and "first task" in listing.stdout
@@ -57,14 +57,14 @@ def test_killed_mid_turn_resumes_with_every_complete_message(server, project, ax
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     assert (project / "made.txt").read_text() == "made by axon\n"
-    in_flight = server.requests[1].messages        # everything complete when it was killed
+    in_flight = server.requests[1].conversation        # everything complete when it was killed
     assert [m["role"] for m in in_flight] == ["system", "user", "assistant", "tool"]
 
     server.add(text_reply("resumed fine"))
     r = run_axon("run", "--continue", "go on", "--output-format", "json")
     assert r.code == 0, r.stderr
     assert json.loads(r.stdout)["result"] == "resumed fine"
-    resent = server.requests[2].messages
+    resent = server.requests[2].conversation
     assert resent[1:] == [*in_flight[1:], {"role": "user", "content": "go on"}]
 
     # the killed turn's snapshot still undoes: the file axon created goes away
@@ -89,7 +89,7 @@ def test_corrupt_last_line_is_skipped_on_resume(server, run_axon, project):
     assert load_transcript(path).skipped_lines == 1
     r = run_axon("run", "--continue", "again")
     assert r.code == 0, r.stderr
-    assert [m["content"] for m in server.requests[1].messages[1:]] == ["task", "one", "again"]
+    assert [m["content"] for m in server.requests[1].conversation[1:]] == ["task", "one", "again"]
 
 
 def test_json_output_has_cost_when_the_model_is_priced(server, run_axon, project):

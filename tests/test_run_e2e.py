@@ -17,7 +17,8 @@ def test_text_answer_on_stdout(server, run_axon):
     assert req.body["stream_options"] == {"include_usage": True}
     assert req.body["model"] == "test-model"
     assert req.messages[0]["role"] == "system"
-    assert req.messages[-1] == {"role": "user", "content": "say hello"}
+    assert req.conversation[-1] == {"role": "user", "content": "say hello"}
+    assert req.messages[-1]["content"].startswith("<context>\nThe project is at ")
 
 
 def test_json_output_is_one_object(server, run_axon):

@@ -150,14 +150,14 @@ def test_activated_tool_then_runs_through_dispatch(env):
 def test_system_prompt_lists_deferred_tools_one_line_each(tmp_path):
     registry = ToolRegistry.with_builtins()
     registry.register(MCP_TOOLS[0])
-    prompt = build_system_prompt(tmp_path, Settings(), registry)
+    prompt = build_system_prompt(Settings(), registry)
     block = prompt.split("call tool_search with keywords to activate them:\n", 1)[1]
     listed = [line for line in block.splitlines() if line.startswith("- ")]
     assert "- memory_save: save a named note to project memory (persists across sessions)" in listed
     assert "- github__create_issue: Create a new issue in a GitHub repository." in listed
     assert not any(line.startswith("- tool_search") for line in listed)
     registry.activate(["memory_save"])
-    assert "- memory_save:" not in build_system_prompt(tmp_path, Settings(), registry)
+    assert "- memory_save:" not in build_system_prompt(Settings(), registry)
 
 
 @pytest.mark.parametrize("word, stemmed", [

@@ -20,7 +20,7 @@ from axon_cli.core.llm import AssistantTurn, LLMClient
 from axon_cli.core.nudges import EMPTY_GAVE_UP
 from axon_cli.core.reminders import Guidance
 from axon_cli.core.repeats import RepeatGuard, call_key
-from axon_cli.core.turns import RunResult
+from axon_cli.core.turns import RunResult, with_context
 from axon_cli.errors import AxonError, ContextTooLong
 from axon_cli.events import (
     AssistantDelta,
@@ -73,7 +73,8 @@ class Agent:
     def __init__(self, *, llm: LLMClient, registry: ToolRegistry, dispatcher: Dispatcher, ctx: ToolContext,
                  system_prompt: str | Callable[[], str], emit: EventSink, callbacks: AgentCallbacks | None = None,
                  protocol: ToolProtocol | None = None, messages: list[dict[str, Any]] | None = None,
-                 turn_hooks: TurnHooks | None = None, shared_cancel: bool = False) -> None:
+                 turn_hooks: TurnHooks | None = None, shared_cancel: bool = False,
+                 context: str | Callable[[], str] = "") -> None:
         self.llm = llm
         self.registry = registry
         self.dispatcher = dispatcher
@@ -84,6 +85,7 @@ class Agent:
         self.turn_hooks = turn_hooks
         self.shared_cancel = shared_cancel    # ctx.cancel belongs to a parent agent: never cleared here
         self._system_prompt = system_prompt
+        self._context = context
         self.messages: list[dict[str, Any]] = list(messages or [])
         if not self.messages:
             self.append({"role": "system", "content": self.system_prompt()})
@@ -95,6 +97,16 @@ class Agent:
     def system_prompt(self) -> str:
         sp = self._system_prompt
         return sp() if callable(sp) else sp
+
+    def project_context(self) -> str:
+        """What goes in front of the first user message of every request (``session/context.py``)."""
+        ctx = self._context
+        return ctx() if callable(ctx) else ctx
+
+    def request_messages(self) -> list[dict[str, Any]]:
+        """``messages`` as sent: the project context in front of the first user message, so the
+        system prompt and the tool schemas stay a prefix the server can cache between runs."""
+        return with_context(self.messages, self.project_context())
 
     def append(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
@@ -187,7 +199,8 @@ class Agent:
     def _query(self) -> AssistantTurn:
         self.callbacks.before_request(self)
         tools = self.protocol.tools_param(self.registry)
-        debuglog.log_request(self.messages, tools, self.protocol, self.registry)
+        messages = self.request_messages()
+        debuglog.log_request(messages, tools, self.protocol, self.registry)
 
         def on_text(text: str) -> None:
             self.emit(AssistantDelta(text=text))
@@ -196,12 +209,12 @@ class Agent:
             self.emit(AssistantDelta(text=text, kind="reasoning"))
 
         try:
-            turn = self.llm.complete(self.messages, tools, on_text, on_reasoning)
+            turn = self.llm.complete(messages, tools, on_text, on_reasoning)
         except ContextTooLong:
             if not self.callbacks.on_context_too_long(self):
                 raise
             self.emit(Notice(message="the request was too long; compacted the history and retrying once"))
-            turn = self.llm.complete(self.messages, tools, on_text, on_reasoning)
+            turn = self.llm.complete(self.request_messages(), tools, on_text, on_reasoning)
         debuglog.log_reply(turn)
         u = self.llm.usage
         self.emit(Usage(prompt_tokens=turn.prompt_tokens, completion_tokens=turn.completion_tokens,

@@ -27,6 +27,8 @@ class Loop(Protocol):
 
     def system_prompt(self) -> str: ...
 
+    def project_context(self) -> str: ...
+
 
 class AgentCallbacks:
     """Session extension points (transcript, compaction, cost); each default does nothing."""

@@ -1,13 +1,15 @@
-"""No idle loops: a read-only call repeated with identical arguments while nothing changed.
+"""No idle loops: a call repeated with identical arguments while nothing else changed.
 
-Small models re-read the same file or re-run the same ``ls`` turn after turn. The first two runs of
-an identical read-only call go through (a re-check can be sensible); from the third, while no call
-that may change something has succeeded in between, the call is not run again and the model reads
-``ALREADY_HAVE`` instead. After ``MAX_REFUSALS`` such refusals in one user turn the run stops
+Small models re-read the same file or re-run the same ``ls`` turn after turn, or write the same
+content to the same file again and again. The first two runs of an identical call go through (a
+re-check can be sensible); from the third, while no other call that may change something has
+succeeded in between, the call is not run again and the model reads ``ALREADY_HAVE`` instead. After ``MAX_REFUSALS`` such refusals in one user turn the run stops
 (``STOPPED``), as an error: the model is not making progress.
 
 Which calls are read-only is the tool's own fact for its input (``bash("ls")`` is, ``bash("rm x")``
-is not); a call that cannot be judged (unknown tool, bad arguments) is never refused here.
+is not): a successful call that may change something starts every other call's count afresh, its
+own included only when it differs. A call that failed is never counted (the loop guard in
+``core/agent.py`` counts failures).
 """
 
 from __future__ import annotations
@@ -20,16 +22,16 @@ from axon_cli.tools.registry import ToolRegistry
 
 __all__ = ["RepeatGuard", "read_only_call", "call_key", "ALREADY_HAVE", "STOPPED", "MAX_RUNS", "MAX_REFUSALS"]
 
-MAX_RUNS = 2            # identical read-only runs allowed while nothing changes; the next is refused
+MAX_RUNS = 2            # identical runs allowed while nothing else changes; the next is refused
 MAX_REFUSALS = 3        # refusals in one user turn before the run stops
 ALREADY_HAVE = ("You already have this result (above): this exact {name} call already ran {n} times and "
                 "nothing has changed since, so it was not run again. Take the next step.")
-STOPPED = ("stopped: the model kept repeating the same read-only calls without making progress "
+STOPPED = ("stopped: the model kept repeating the same calls without making progress "
            "({n} repeats refused)")
 
 
 class RepeatGuard:
-    """One user turn's record of identical read-only calls since the last change."""
+    """One user turn's record of identical successful calls since the last other change."""
 
     def __init__(self, registry: ToolRegistry) -> None:
         self.registry = registry
@@ -44,24 +46,24 @@ class RepeatGuard:
     def refusal(self, call: ToolCall) -> str | None:
         """The answer instead of running ``call``, or None to run it."""
         n = self._runs.get(call_key(call), 0)
-        if n < MAX_RUNS or not self.read_only(call):
+        if n < MAX_RUNS:
             return None
         self.refusals += 1
         self._refused.add(call.id)
         return ALREADY_HAVE.format(name=call.name, n=n)
 
     def record(self, call: ToolCall, result: CallResult) -> bool:
-        """After a call: count a successful read-only run; a successful call that may change
-        something starts the count afresh. True when the call was a refused repeat."""
+        """After a call: count a successful run; one that may change something starts every other
+        call's count afresh. True when the call was a refused repeat."""
         if call.id in self._refused:
             return True
         if not result.ok:
             return False
-        if self.read_only(call):
-            key = call_key(call)
-            self._runs[key] = self._runs.get(key, 0) + 1
-        else:
+        key = call_key(call)
+        runs = self._runs.get(key, 0) + 1
+        if not self.read_only(call):
             self._runs.clear()
+        self._runs[key] = runs
         return False
 
     def stop_message(self) -> str:

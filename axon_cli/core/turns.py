@@ -1,4 +1,5 @@
-"""What one model request returns (an assistant turn) and the session's token usage."""
+"""What one model request sends (``with_context``) and returns (an assistant turn), and the session's
+token usage."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any, Literal
 
 from axon_cli.tools.dispatch import ToolCall
 
-__all__ = ["AssistantTurn", "SessionUsage", "RunResult", "StopReason"]
+__all__ = ["AssistantTurn", "SessionUsage", "RunResult", "StopReason", "with_context"]
 
 StopReason = Literal["final", "max_turns", "interrupted", "error"]
 
@@ -68,3 +69,20 @@ class RunResult:
     stop_reason: StopReason
     num_turns: int
     error: str | None = None
+
+
+def with_context(messages: list[dict[str, Any]], context: str) -> list[dict[str, Any]]:
+    """``messages`` with ``context`` in front of the first user message (a new list and message;
+    the conversation itself never holds it, so compaction and resume need not know about it)."""
+    if not context:
+        return messages
+    for i, msg in enumerate(messages):
+        if msg.get("role") != "user":
+            continue
+        content = msg.get("content")
+        if isinstance(content, list):
+            content = [{"type": "text", "text": context}, *content]
+        else:
+            content = f"{context}\n\n{content or ''}"
+        return [*messages[:i], {**msg, "content": content}, *messages[i + 1:]]
+    return messages

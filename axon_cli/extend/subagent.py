@@ -28,7 +28,7 @@ from axon_cli.events import ApprovalAnswer, ApprovalRequest, Approver, EventSink
 from axon_cli.extend.agents import AgentDefinition
 from axon_cli.extend.subagent_progress import ProgressSink
 from axon_cli.permissions.base import PermissionPolicy
-from axon_cli.session.context import PromptContext, build_system_prompt, load_template
+from axon_cli.session.context import PromptContext, build_project_context, build_system_prompt, load_template
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Cancelled, Checkpointer, ToolContext, ToolError, ToolOutput
@@ -89,7 +89,7 @@ def _client(parts: SessionParts, settings: Settings, emit: EventSink) -> LLMClie
 
 def _system_prompt(parts: SessionParts, settings: Settings, registry: ToolRegistry, definition: AgentDefinition,
                    protocol: Any) -> str:
-    base = build_system_prompt(parts.project_root, settings, registry, parts.policy.mode, parts.gathered)
+    base = build_system_prompt(settings, registry, parts.policy.mode)
     role = load_template("subagent.md").format(role=definition.role or "")
     return f"{base.rstrip()}\n\n{role.strip()}\n" + system_block(protocol, registry)
 
@@ -111,6 +111,7 @@ def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, 
                             emit=sink, hooks=parts.hooks)
     agent = Agent(llm=llm, registry=registry, dispatcher=dispatcher, ctx=ctx, emit=sink, protocol=protocol,
                   system_prompt=_system_prompt(parts, settings, registry, definition, protocol),
+                  context=build_project_context(parts.project_root, parts.gathered),
                   callbacks=_StopWhenCancelled(parts.cancel), shared_cancel=True)
     try:
         result = agent.run(prompt, max_turns=definition.max_turns)

@@ -122,6 +122,11 @@ def _elided(msg: dict[str, Any], calls: dict[str, tuple[str, dict[str, Any]]]) -
     return None
 
 
+def _fixed_tokens(agent: Loop) -> int:
+    """What every request carries besides the messages: tool schemas and the project context."""
+    return (len(json.dumps(agent.registry.openai_tools())) + len(agent.project_context())) // 4
+
+
 class Compactor:
     def __init__(self, settings: Settings, emit: EventSink, *,
                  todos: Callable[[], list[dict[str, Any]] | None] = lambda: None,
@@ -147,8 +152,7 @@ class Compactor:
             if usage.requests == requests + 1 and usage.prompt_tokens > prompt_total \
                     and usage.last_prompt_tokens and n <= len(agent.messages):
                 return usage.last_prompt_tokens + approx_tokens(agent.messages[n:])
-        tools = agent.registry.openai_tools()
-        return approx_tokens(agent.messages) + len(json.dumps(tools)) // 4
+        return approx_tokens(agent.messages) + _fixed_tokens(agent)
 
     # -- agent callbacks ---------------------------------------------------------------------
     def before_request(self, agent: Loop) -> None:
@@ -171,7 +175,7 @@ class Compactor:
         """Shrink ``agent.messages``; None when nothing could be done. ``force``: the endpoint said
         too long (go under the goal whatever it takes); ``manual``: /compact (always summarise)."""
         before = self.measure(agent)
-        fixed = len(json.dumps(agent.registry.openai_tools())) // 4
+        fixed = _fixed_tokens(agent)
         # estimates are chars / 4; scale them to the endpoint's real count when it was measured
         scale = min(3.0, max(0.5, before / max(1, approx_tokens(agent.messages) + fixed)))
         goal = max(0, int(self.trigger * ELIDE_TARGET / scale) - fixed)     # in estimated message tokens

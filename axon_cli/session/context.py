@@ -1,9 +1,13 @@
-"""The system prompt (from template files in ``axon_cli/prompts/``) and what goes into it.
+"""The system prompt and the project context (from template files in ``axon_cli/prompts/``).
 
-The environment block (OS, shell, date, git branch and a short status) and the project's
-instruction files (``AGENTS.md`` and ``AXON.md`` from the git root down to the current directory,
-32 KiB in total at most) are gathered once per session: git runs with a timeout and its failure
-(not a repository, no git installed) just leaves the line out.
+Two parts, ordered for prompt caching: the system prompt holds only what is the same in every
+project on this machine (who axon is, how to work, OS, shell, date, mode, deferred tools), so a
+server that caches prompt prefixes (llama.cpp, vLLM, OpenAI) reuses it and the tool schemas after
+it from one run to the next; the project context (project root, git branch and status, the
+instruction files ``AGENTS.md`` / ``AXON.md`` from the git root down to the current directory, 32 KiB
+in total at most, SessionStart hook output) goes in front of the first user message, at request
+time (``core/agent.py``). Both are gathered once per session: git runs with a timeout and its
+failure (not a repository, no git installed) just leaves the line out.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from axon_cli.config import Settings
 from axon_cli.prompts import load_template
 from axon_cli.tools.registry import ToolRegistry
 
-__all__ = ["build_system_prompt", "PromptContext", "gather_context", "git_summary",
+__all__ = ["build_system_prompt", "build_project_context", "PromptContext", "gather_context", "git_summary",
            "instruction_files", "instructions_block", "INSTRUCTION_NAMES", "MAX_INSTRUCTION_BYTES"]
 
 INSTRUCTION_NAMES = ("AGENTS.md", "AXON.md")
@@ -119,20 +123,25 @@ def gather_context(project_root: Path, cwd: Path | None = None) -> PromptContext
     return PromptContext(project_root, git_summary(cwd), instructions_block(project_root, cwd))
 
 
-def build_system_prompt(project_root: Path, settings: Settings, registry: ToolRegistry,
-                        mode: str | None = None, gathered: PromptContext | None = None) -> str:
-    """The system prompt: who axon is, the environment, the mode, deferred tools, instructions."""
-    gathered = gathered or gather_context(project_root)
+def build_system_prompt(settings: Settings, registry: ToolRegistry, mode: str | None = None) -> str:
+    """The system prompt: who axon is, how to work, the machine, the mode, deferred tools."""
     deferred = registry.deferred()
     deferred_block = ""
     if deferred:
         lines = "\n".join(f"- {s.name}: {s.one_line()}" for s in deferred)
         deferred_block = ("\n\nMore tools exist but are not loaded; call tool_search with keywords to "
                           f"activate them:\n{lines}")
-    instructions = f"\n\n{gathered.instructions}" if gathered.instructions else ""
     template = "system_compact.md" if settings.prompt_profile == "compact" else "system.md"
     return load_template(template).format(
-        project_root=project_root, os_name=platform.system(), shell=os.environ.get("SHELL", "/bin/sh"),
-        date=datetime.date.today().isoformat(), git_line=gathered.git_line, mode=mode or settings.mode,
-        deferred_block=deferred_block, instructions_block=instructions,
+        os_name=platform.system(), shell=os.environ.get("SHELL", "/bin/sh"),
+        date=datetime.date.today().isoformat(), mode=mode or settings.mode, deferred_block=deferred_block,
     ).rstrip() + "\n"
+
+
+def build_project_context(project_root: Path, gathered: PromptContext | None = None, extra: str = "") -> str:
+    """The project context put in front of the first user message: root, git, instructions, ``extra``."""
+    gathered = gathered or gather_context(project_root)
+    parts = [load_template("project_context.md").format(project_root=project_root,
+                                                         git_line=gathered.git_line).strip()]
+    parts += [block.strip() for block in (gathered.instructions, extra) if block.strip()]
+    return "<context>\n" + "\n\n".join(parts) + "\n</context>"

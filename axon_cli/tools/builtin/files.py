@@ -146,6 +146,10 @@ def plan_write(inp: WriteFileInput, ctx: ToolContext) -> Plan:
     return Plan(path, rel, tf.encode(content), tf.text, content, created=False)
 
 
+EMPTIED = ("\n{rel} is now empty but still exists. If the task was to delete it, run `rm {rel}` "
+           "with bash.")
+
+
 def _apply(plan: Plan, ctx: ToolContext, verb: str) -> ToolOutput:
     ctx.check_cancelled()
     write_text_file(ctx, plan.path, plan.data)
@@ -159,6 +163,8 @@ def _apply(plan: Plan, ctx: ToolContext, verb: str) -> ToolOutput:
     text = diff + (f"\n{plan.note}" if plan.note else "")
     if plan.old_text == plan.new_text:
         text = f"{plan.rel} unchanged (the new content is identical)"
+    elif not plan.new_text:
+        text += EMPTIED.format(rel=plan.rel)
     return ToolOutput(text, summary=f"{verb} {plan.rel} +{added} -{removed}", display={"diff": diff})
 
 
@@ -209,7 +215,8 @@ TOOLS: list[ToolSpec[Any]] = [
     ToolSpec(
         name="write_file",
         description=("Create a file (parent directories too) or replace a whole file. Replacing needs a "
-                     "prior read_file. Prefer edit_file to change part of a file."),
+                     "prior read_file. Prefer edit_file to change part of a file. To delete a file, run "
+                     "rm with bash."),
         short_description="Create or overwrite a file",
         input_model=WriteFileInput, handler=write_file, category="edit",
         is_read_only=lambda _i: False,
