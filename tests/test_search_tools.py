@@ -85,7 +85,10 @@ def test_search_glob_path_and_case(tools: Tools) -> None:
     _tree(tools.root, TREE)
     assert tools.ok("search_files", pattern="todo_t", ignore_case=True, glob="*.tsx") == \
         "src/web/page.tsx:1: // TODO_tsx"
-    assert tools.ok("search_files", pattern="todo_t", glob="*.tsx") == "no matches for 'todo_t' in ."
+    assert tools.ok("search_files", pattern="todo_t", glob="*.tsx") == (
+        "no matches for 'todo_t' in .\n"
+        "[the search is case-sensitive: 1 line match ignoring case; search again with ignore_case true]")
+    assert tools.ok("search_files", pattern="nowhere_at_all") == "no matches for 'nowhere_at_all' in ."
     assert tools.ok("search_files", pattern="TODO", path="src/util.py") == "src/util.py:1: # TODO_two here"
     assert tools.ok("search_files", pattern="^def \\w+\\(\\):$", path="src") == "src/app.py:2: def main():"
     assert tools.ok("search_files", pattern="TODO_gen", path="src/generated.py") == \
@@ -170,5 +173,7 @@ def test_search_skips_sensitive_files_unless_named(tmp_path, backend, monkeypatc
     assert "app.py:1:" in out
     assert "prod.example" not in out and "key file" not in out
     assert "2 sensitive file(s) not searched (.env, deploy.pem)" in out
+    other_case = search(ctx, SearchFilesInput(pattern="prod.EXAMPLE"), backend=backend).text
+    assert "ignoring case" not in other_case      # a match only in a sensitive file is not even counted
     named = search(ctx, SearchFilesInput(pattern="DB_HOST", path=".env"), backend=backend).text
     assert "prod.example" in named

@@ -32,6 +32,24 @@ def test_native_reply_of_exactly_one_call_object_runs_through_dispatch_and_audit
     assert evs[-1]["result"] == "It is 2.7.1."
 
 
+def test_a_text_call_result_in_the_default_protocol_says_what_to_do_next(server, run_axon, project):
+    """Without the hint a 1.5B model answered a bash result with call after call (read the script,
+    read it again…) instead of reporting the number it had just seen; with it, it answers."""
+    from axon_cli.core.protocol import NEXT_STEP, REPEATED
+    from tests.fakeserver import tool_reply
+
+    (project / "VERSION").write_text("2.7.1\n")
+    call = '```json\n{"name": "read_file", "arguments": {"path": "VERSION"}}\n```'
+    server.add(text_reply(call), text_reply(call), tool_reply(("read_file", {"path": "VERSION"})),
+               text_reply("It is 2.7.1."))
+    r = run_axon("run", "which version?")      # no config: the default protocol, auto
+    assert r.code == 0, r.stderr
+    first, again, native = (q.messages[-1]["content"] for q in server.requests[1:])
+    assert first.startswith('<tool_response name="read_file">') and first.endswith("</tool_response>\n" + NEXT_STEP)
+    assert REPEATED.format(s="", it="it") in again and again.endswith(NEXT_STEP)
+    assert server.requests[3].messages[-1]["role"] == "tool" and NEXT_STEP not in native   # native stays plain
+
+
 def test_a_file_name_used_as_the_tool_name_gets_a_correction_and_nothing_runs(server, run_axon, project):
     (project / "x.cfg").write_text("k = 1\n")
     server.add(text_reply('```json\n{"name": "x.cfg", "arguments": {"path": "x.cfg"}}\n```'),

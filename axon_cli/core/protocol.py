@@ -72,6 +72,9 @@ class _TextCalls:
 
     def __init__(self) -> None:
         self._ids = itertools.count(1)
+        self._registry: ToolRegistry | None = None
+        self._last_calls: list[str] = []
+        self._applied: set[str] = set()   # successful edits of the previous step (name + arguments)
 
     def _text_calls(self, turn: AssistantTurn, registry: ToolRegistry, prose: bool = True,
                     whole_only: bool = False) -> tuple[list[ToolCall], list[str]]:
@@ -98,6 +101,40 @@ class _TextCalls:
         return calls, errors
 
 
+    def _without_done_edits(self, calls: list[ToolCall], errors: list[str]) -> list[ToolCall]:
+        """A small model re-sends an edit that was applied in its previous step: not run again."""
+        repeats = [c for c in calls if _key(c) in self._applied]
+        errors.extend(ALREADY_DONE.format(name=c.name) for c in repeats)
+        return [c for c in calls if c not in repeats]
+
+    def _framed_results(self, turn: AssistantTurn, results: list[CallResult],
+                        extra: list[str]) -> list[dict[str, Any]]:
+        """Text calls' results, then (for small models) what to do with them: a repeated call is
+        pointed out, and the model is told to answer once the task is complete rather than act on
+        the result again. Results of native calls stay plain tool messages."""
+        texts = {c.id for c in turn.tool_calls if c.source != "native"}
+        calls = [_key(c) for c in turn.tool_calls]
+        ok = {r.call_id for r in results if r.ok and self._is_edit(r.name)}
+        self._applied = {_key(c) for c in turn.tool_calls if c.id in ok}
+        if texts and calls == self._last_calls:
+            many = len(calls) > 1
+            extra.append(REPEATED.format(s="s" if many else "", it="them" if many else "it"))
+        self._last_calls = calls
+        if any(r.call_id in texts for r in results):
+            extra.append(NEXT_STEP)
+        return _result_messages(turn, [self._framed(r) if r.call_id in texts else r for r in results], extra)
+
+    def _framed(self, result: CallResult) -> CallResult:
+        """A successful edit says it is saved: a small model otherwise writes the diff into the file."""
+        if result.ok and self._is_edit(result.name) and result.content.startswith("---"):
+            return dataclasses.replace(result, content=f"{SAVED}\n{result.content}")
+        return result
+
+    def _is_edit(self, name: str) -> bool:
+        spec = self._registry.get(name) if self._registry is not None else None
+        return spec is not None and spec.category == "edit"
+
+
 class TextProtocol(_TextCalls):
     call_hint = TEXT_HINT
     name = "text"
@@ -108,8 +145,6 @@ class TextProtocol(_TextCalls):
         self._detailed = detailed
         self.family = family
         self._described: set[str] = set()
-        self._last_calls: list[str] = []
-        self._applied: set[str] = set()   # successful edits of the previous step (name + arguments)
 
     def system_block(self, registry: ToolRegistry) -> str:
         specs = registry.active()
@@ -125,41 +160,18 @@ class TextProtocol(_TextCalls):
         if invented >= 0:   # the model wrote a result itself: drop it and what follows
             turn.content = turn.content[:invented].rstrip()
         calls, errors = self._text_calls(turn, registry)
-        repeats = [c for c in calls if _key(c) in self._applied]   # a small model re-sends a done edit
-        errors.extend(ALREADY_DONE.format(name=c.name) for c in repeats)
-        turn.tool_calls = [*turn.tool_calls, *(c for c in calls if c not in repeats)]
+        turn.tool_calls = [*turn.tool_calls, *self._without_done_edits(calls, errors)]
         turn.call_errors = errors
         return turn
 
     def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]:
-        """Results, then (for small models) what to do with them: a repeated call is pointed out, and
-        the model is told to answer once the task is complete rather than act on the result again."""
-        new = [s for s in self._registry.active() if s.name not in self._described]
+        """Results framed for small models (``_framed_results``), after the tools activated since."""
+        new = [s for s in self._registry.active() if s.name not in self._described] if self._registry else []
         extra = []
         if new:
             self._described.update(s.name for s in new)
             extra.append(later_tools(new, self.family, self._detailed))
-        calls = [_key(c) for c in turn.tool_calls]
-        ok = {r.call_id for r in results if r.ok and self._is_edit(r.name)}
-        self._applied = {_key(c) for c in turn.tool_calls if c.id in ok}
-        if calls and calls == self._last_calls:
-            many = len(calls) > 1
-            extra.append(REPEATED.format(s="s" if many else "", it="them" if many else "it"))
-        self._last_calls = calls
-        if results:
-            extra.append(NEXT_STEP)
-        return _result_messages(turn, [self._framed(r) for r in results], extra)
-
-    def _framed(self, result: CallResult) -> CallResult:
-        """A successful edit says it is saved: a small model otherwise writes the diff into the file."""
-        if result.ok and self._is_edit(result.name) and result.content.startswith("---"):
-            return dataclasses.replace(result, content=f"{SAVED}\n{result.content}")
-        return result
-
-
-    def _is_edit(self, name: str) -> bool:
-        spec = self._registry.get(name)
-        return spec is not None and spec.category == "edit"
+        return self._framed_results(turn, results, extra)
 
 
 def _key(call: ToolCall) -> str:
@@ -194,10 +206,12 @@ class AutoProtocol(_TextCalls):
         return (compact_tools(registry) if self._compact else registry.openai_tools()) or None
 
     def extract_calls(self, turn: AssistantTurn, registry: ToolRegistry) -> AssistantTurn:
+        self._registry = registry
         if turn.tool_calls:
             return turn
         # malformed text among prose is never reported; a reply of nothing but calls is
         calls, errors = self._text_calls(turn, registry, prose=False, whole_only=self.strict)
+        calls = self._without_done_edits(calls, errors)
         if calls:
             names = ", ".join(c.name for c in calls)
             log.debug("treated a text tool call as a call: %s", names)
@@ -207,7 +221,7 @@ class AutoProtocol(_TextCalls):
         return turn
 
     def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]:
-        return _result_messages(turn, results)
+        return self._framed_results(turn, results, [])
 
 
 class CompactNativeProtocol(NativeProtocol):

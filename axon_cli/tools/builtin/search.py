@@ -148,6 +148,8 @@ def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) 
     note = (f"\n[{len(skipped_sensitive)} sensitive file(s) not searched ({', '.join(sorted(skipped_sensitive)[:5])}); "
             "name one as the path to search it (it asks permission)]" if skipped_sensitive else "")
     if not shown:
+        if not inp.ignore_case:
+            note += _other_case_note(ctx, inp, base, grep, keep, base_is_sensitive)
         return ToolOutput(f"no matches for {inp.pattern!r} in {ctx.relative(base)}{note}", summary="0 matches")
     lines = [f"{rel}:{number}: {text}" for rel, number, text in shown]
     if found.total > len(shown):
@@ -156,6 +158,19 @@ def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) 
                      f"({found.total} in {len(files)} files, {shown_files} shown): narrow the pattern, "
                      "path or glob]")
     return ToolOutput("\n".join(lines) + note, summary=f"{found.total} matches in {len(files)} files")
+
+
+def _other_case_note(ctx: ToolContext, inp: SearchFilesInput, base: Path, grep: Any, keep: Any,
+                     base_is_sensitive: bool) -> str:
+    """After a case-sensitive search found nothing: how many lines match ignoring case (a small
+    model searches ``todo`` for ``TODO`` and then repeats the same search)."""
+    relative = _relative(ctx)
+    n = sum(1 for p, _number, _text in grep(base, inp.pattern, True, ctx.check_cancelled)
+            if keep(p) and (base_is_sensitive or sensitive_reason(relative(p)) is None))
+    if not n:
+        return ""
+    return (f"\n[the search is case-sensitive: {n} line{'s' if n != 1 else ''} match ignoring case; "
+            "search again with ignore_case true]")
 
 
 def _list_handler(inp: ListFilesInput, ctx: ToolContext) -> ToolOutput:
