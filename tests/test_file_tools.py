@@ -164,6 +164,8 @@ def test_emptying_a_file_says_it_still_exists_and_how_to_delete_it(tools: Tools)
     assert res.ok and (tools.root / "old_notes.txt").read_text() == ""
     assert "now empty but still exists" in res.content and "`rm old_notes.txt`" in res.content
     assert "still exists" not in tools.call("write_file", path="old_notes.txt", content="x\n").content
+    emptied = tools.call("edit_file", path="old_notes.txt", old_string="x", new_string="")   # leaves "\n"
+    assert emptied.ok and "`rm old_notes.txt`" in emptied.content
 
 
 def test_overwrite_refused_when_changed_on_disk(tools: Tools) -> None:

@@ -12,7 +12,7 @@ import pytest
 from axon_cli.config import Settings
 from axon_cli.core.llm import AssistantTurn
 from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT, Nudger
-from axon_cli.core.protocol import ALREADY_DONE, NEXT_STEP, SAVED, TextProtocol
+from axon_cli.core.protocol import ALREADY_DONE, FIX_STEP, NEXT_STEP, SAVED, AutoProtocol, TextProtocol
 from axon_cli.core.textcalls import parse_text_calls
 from axon_cli.tools.dispatch import CallResult
 from axon_cli.tools.registry import ToolRegistry
@@ -188,3 +188,17 @@ def test_native_answer_with_code_is_final_not_nagged(server, run_axon):
     assert r.code == 0, r.stderr
     assert len(server.requests) == 1
     assert "pip install requests" in r.stdout
+
+
+def test_after_a_failed_text_call_the_model_is_told_to_fix_it_not_to_answer(registry):
+    """A 1.5B model read "If these results complete the task, answer…" after "read it first" and
+    answered "you need to read the file first" instead of reading it."""
+    proto = AutoProtocol()
+    edit = '```json\n{"name": "edit_file", "arguments": {"path": "a.cfg", "old_string": "1", "new_string": "2"}}\n```'
+    turn = proto.extract_calls(AssistantTurn(content=edit), registry)
+    failed = CallResult(turn.tool_calls[0].id, "edit_file", "Error: a.cfg has not been read: read it first", False)
+    content = proto.result_messages(turn, [failed])[0]["content"]
+    assert content.endswith(FIX_STEP) and NEXT_STEP not in content
+    turn = proto.extract_calls(AssistantTurn(content=edit.replace("edit_file", "read_file")), registry)
+    done = CallResult(turn.tool_calls[0].id, "read_file", "1\tport = 1", True)
+    assert proto.result_messages(turn, [done])[0]["content"].endswith(NEXT_STEP)

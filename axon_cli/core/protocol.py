@@ -37,12 +37,13 @@ from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 
 __all__ = ["TextProtocol", "AutoProtocol", "CompactNativeProtocol", "make_protocol", "system_block", "family",
-           "apply_profile", "configure", "compact_tools", "COMPACT_CORE", "TEXT_STOP", "NEXT_STEP", "REPEATED", "SAVED", "ALREADY_DONE"]
+           "apply_profile", "configure", "compact_tools", "COMPACT_CORE", "TEXT_STOP", "NEXT_STEP", "FIX_STEP", "REPEATED", "SAVED", "ALREADY_DONE"]
 
 log = logging.getLogger("axon.protocol")
 COMPACT_CORE = ("read_file", "write_file", "edit_file", "bash", "tool_search")   # small models create files
 TEXT_STOP = ["<tool_response"]
 NEXT_STEP = "If these results complete the task, answer the user in plain text now; otherwise make the next call."
+FIX_STEP = "The call failed: do not answer yet; make the next call as the error says."
 SAVED = "Saved: the file is already changed. This diff only shows the change; do not write it into the file:"
 ALREADY_DONE = ("Error: this exact {name} call was already applied successfully in your previous step, so it "
                 "was not run again. If the task is done, answer the user in plain text now.")
@@ -120,8 +121,9 @@ class _TextCalls:
             many = len(calls) > 1
             extra.append(REPEATED.format(s="s" if many else "", it="them" if many else "it"))
         self._last_calls = calls
-        if any(r.call_id in texts for r in results):
-            extra.append(NEXT_STEP)
+        answered = [r for r in results if r.call_id in texts]
+        if answered:   # after an error a small model otherwise tells the user what it should have done
+            extra.append(NEXT_STEP if all(r.ok for r in answered) else FIX_STEP)
         return _result_messages(turn, [self._framed(r) if r.call_id in texts else r for r in results], extra)
 
     def _framed(self, result: CallResult) -> CallResult:

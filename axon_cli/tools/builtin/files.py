@@ -163,7 +163,7 @@ def _apply(plan: Plan, ctx: ToolContext, verb: str) -> ToolOutput:
     text = diff + (f"\n{plan.note}" if plan.note else "")
     if plan.old_text == plan.new_text:
         text = f"{plan.rel} unchanged (the new content is identical)"
-    elif not plan.new_text:
+    elif not plan.new_text.strip():
         text += EMPTIED.format(rel=plan.rel)
     return ToolOutput(text, summary=f"{verb} {plan.rel} +{added} -{removed}", display={"diff": diff})
 
