@@ -11,7 +11,7 @@ import pytest
 
 from axon_cli.config import Settings
 from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT
-from axon_cli.core.reminders import AnswerChecks, file_mentions
+from axon_cli.core.reminders import NO_ANSWER, AnswerChecks, file_mentions
 from axon_cli.core.repeats import ALREADY_HAVE, MAX_REFUSALS, RepeatGuard
 from axon_cli.core.textcalls import parse_text_calls
 from axon_cli.tools.dispatch import CallResult, ToolCall
@@ -115,7 +115,8 @@ def test_a_failed_or_read_only_call_is_no_evidence_of_a_change(registry, ctx):
     assert (c.check("I fixed calc.py.") or "").startswith("Nothing has been changed")
     honest = checks("fix calc.py", registry, ctx)
     honest.saw([read], [ok(read)])
-    assert honest.check("The function subtracts; it should add. I have not changed anything yet.") is None
+    first = honest.check("The function subtracts; it should add. I have not changed anything yet.")
+    assert (first or "").startswith("Not done yet: the task asks you to fix")   # no claim, but unfinished
     assert honest.check("I changed nothing: the function subtracts, it should add.") is None
 
 
@@ -203,3 +204,35 @@ def test_a_file_read_in_an_earlier_turn_and_unchanged_needs_no_new_look(registry
     path.write_text("def add(a, b):\n    return a + b\n")
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
     assert (checks("and now calc.py?", registry, ctx).check("a - b") or "").startswith("Look before")
+
+
+@pytest.mark.parametrize("task, verb", [
+    ("Delete the file old_notes.txt; it is no longer needed.", "delete"),
+    ("Read the name from config/db.toml and write just that name into a new file dbname.txt.", "write"),
+    ("Run python3 check.py. It reports a bad value in app.ini; fix that value.", "fix"),
+    ("In server.cfg, change the port from 8080 to 9417.", "change"),
+])
+def test_a_change_task_answered_without_any_change_is_sent_back_once(registry, ctx, task, verb):
+    c = checks(task, registry, ctx)
+    read = call("read_file", path="x.txt")
+    c.saw([read], [ok(read)])
+    assert (c.check("The name is orchid.") or "").startswith(f"Not done yet: the task asks you to {verb} something")
+    assert c.check("The name is orchid.") is None                          # once per turn
+    done = checks(task, registry, ctx)
+    write = call("write_file", 2, path="x.txt", content="x")
+    done.saw([write], [ok(write)])
+    assert done.check("Done: x.txt now holds x.") is None
+
+
+@pytest.mark.parametrize("task", ["How do I delete a branch?", "Run the tests and tell me how many ran.",
+                                  "What does the add function return?", "hi"])
+def test_questions_and_conversation_are_no_change_tasks(registry, ctx, task):
+    assert checks(task, registry, ctx).check("Here is the answer: 12.") is None
+
+
+def test_a_bare_task_is_complete_is_asked_for_the_result(registry, ctx):
+    c = checks("Run the tests and tell me how many ran.", registry, ctx)
+    run = call("bash", command="python3 -m unittest")
+    c.saw([run], [ok(run)])
+    assert c.check("The task is complete.") == NO_ANSWER
+    assert checks("Run the tests and tell me how many ran.", registry, ctx).check("12 tests ran; the task is complete.") is None

@@ -112,11 +112,12 @@ def test_a_change_in_between_makes_a_read_fair_again(server, run_axon, project):
 
 def test_once_per_turn_means_a_new_turn_may_be_reminded_again(server, run_axon, project):
     claim = text_reply("I have deleted the cache.")
-    server.add(claim, claim)
+    server.add(claim, claim, claim)       # a claim, then still nothing changed, then accepted
     r = run_axon("run", "delete the cache")
     assert r.code == 0, r.stderr
-    server.add(claim, claim)
+    server.add(claim, claim, claim)
     r = run_axon("run", "delete the cache, really", "--continue")
     assert r.code == 0, r.stderr
     reminded = [q for q in server.requests if q.messages[-1]["content"].startswith("Nothing has been changed")]
-    assert len(server.requests) == 4 and len(reminded) == 2
+    unfinished = [q for q in server.requests if q.messages[-1]["content"].startswith("Not done yet")]
+    assert len(server.requests) == 6 and len(reminded) == 2 and len(unfinished) == 2

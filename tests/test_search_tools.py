@@ -89,6 +89,9 @@ def test_search_glob_path_and_case(tools: Tools) -> None:
         "no matches for 'todo_t' in .\n"
         "[the search is case-sensitive: 1 line match ignoring case; search again with ignore_case true]")
     assert tools.ok("search_files", pattern="nowhere_at_all") == "no matches for 'nowhere_at_all' in ."
+    by_name = tools.ok("search_files", pattern="data/orders.csv")      # a file name is no text to search for
+    assert by_name.endswith('to find a file by its name, use list_files with pattern "**/orders.csv"]')
+    assert "list_files" not in tools.ok("search_files", pattern="def \\w+\\.py")
     assert tools.ok("search_files", pattern="TODO", path="src/util.py") == "src/util.py:1: # TODO_two here"
     assert tools.ok("search_files", pattern="^def \\w+\\(\\):$", path="src") == "src/app.py:2: def main():"
     assert tools.ok("search_files", pattern="TODO_gen", path="src/generated.py") == \

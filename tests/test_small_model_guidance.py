@@ -202,3 +202,24 @@ def test_after_a_failed_text_call_the_model_is_told_to_fix_it_not_to_answer(regi
     turn = proto.extract_calls(AssistantTurn(content=edit.replace("edit_file", "read_file")), registry)
     done = CallResult(turn.tool_calls[0].id, "read_file", "1\tport = 1", True)
     assert proto.result_messages(turn, [done])[0]["content"].endswith(NEXT_STEP)
+
+
+def test_an_insertion_sent_again_later_in_the_turn_is_not_made_twice(registry):
+    """A 1.5B model added a requirement line, was told it was saved, and sent the same insertion
+    again two steps later: the line ended up in the file twice."""
+    proto = AutoProtocol()
+    insert = ('```json\n{"name": "edit_file", "arguments": {"path": "requirements.txt", "old_string": "a==1", '
+              '"new_string": "a==1\\nb==2"}}\n```')
+    read = '```json\n{"name": "read_file", "arguments": {"path": "requirements.txt"}}\n```'
+
+    def step(content: str, ok: bool = True) -> AssistantTurn:
+        turn = proto.extract_calls(AssistantTurn(content=content), registry)
+        proto.result_messages(turn, [CallResult(c.id, c.name, "--- diff", ok) for c in turn.tool_calls])
+        return turn
+
+    assert step(insert).tool_calls
+    assert step(read).tool_calls
+    again = proto.extract_calls(AssistantTurn(content=insert), registry)
+    assert not again.tool_calls and again.call_errors == [ALREADY_DONE.format(name="edit_file")]
+    proto.new_turn()                        # the user asks again in a new turn: it runs
+    assert proto.extract_calls(AssistantTurn(content=insert), registry).tool_calls

@@ -201,3 +201,30 @@ def test_prose_first_is_never_an_opening_call():
     assert leading_calls(json.dumps(READ)) is None                    # nothing after: a whole-reply call
     assert leading_calls("```json\n" + json.dumps(READ) + "\n```\n```python\nx\n```\nok") is not None
     assert leading_calls("```json\n[1, 2]\n```\nnumbers") is None
+
+
+@pytest.mark.parametrize("reply, expected", [
+    # a file's content in Python triple quotes (seen from a 1.5B model creating greet.py)
+    ('```json\n{\n  "name": "write_file",\n  "arguments": {\n    "path": "greet.py",\n    "content": """\n'
+     "def greet(name):\n    return 'Hello, ' + name + '!'\n\"\"\"\n  }\n}\n```",
+     ("write_file", {"path": "greet.py", "content": "def greet(name):\n    return 'Hello, ' + name + '!'\n"})),
+    # a raw-string pattern and Python's False (seen counting TODOs)
+    ('```json\n{"name": "search_files", "arguments": {"pattern": r"TODO.*\\n", "ignore_case": False}}\n```',
+     ("search_files", {"pattern": "TODO.*\\n", "ignore_case": False})),
+    ("{'name': 'read_file', 'arguments': {'path': 'setup.py'}}", ("read_file", {"path": "setup.py"})),
+])
+def test_python_style_call_literals_are_calls(reply, expected):
+    assert whole_reply_calls(reply) == ([expected], "whole reply is call JSON (fenced ```json, one object)"
+                                        if reply.startswith("```") else "whole reply is call JSON (bare JSON, one object)")
+
+
+@pytest.mark.parametrize("reply", [
+    '{"name": "bash", "arguments": {"command": __import__("os").system("touch pwned")}}',   # never evaluated
+    '{"name": "bash", "arguments": {"command": "ls" + " -la"}}',                             # an expression
+    "{'name': 'read_file', 'arguments': {'path': 'a'}, 'extra': f'{x}'}",
+    "```python\ndef read_file(path):\n    return open(path).read()\n```",
+])
+def test_python_code_is_never_a_call(reply, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert whole_reply_calls(reply) is None
+    assert not (tmp_path / "pwned").exists()

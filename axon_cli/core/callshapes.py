@@ -6,7 +6,8 @@ also after a reasoning model's ``<think>…</think>`` block.
 
 An object has the call shape when it holds a string ``name`` and an object ``arguments`` (or
 ``parameters``) and nothing else but ``type``/``id``. Only a reply whose every JSON value has that
-shape counts; a package.json or an explanation with a JSON example never does.
+shape counts; a package.json or an explanation with a JSON example never does. A value JSON cannot
+read may be a Python-style literal (``core/pyliteral.py``): the same shape rules apply to it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from axon_cli.core.pyliteral import python_literal
 
 __all__ = ["whole_reply_calls", "leading_calls", "call_shape"]
 
@@ -55,8 +58,10 @@ def _values(text: str) -> list[Any] | None:
             return None
         try:
             value, i = decoder.raw_decode(text, i)
-        except ValueError:
-            return None
+        except ValueError:   # one Python-style value: 'quotes', """a file""", r"raw", True
+            value, i = python_literal(text[i:]), end
+            if value is None:
+                return None
         values.extend(value if isinstance(value, list) else [value])
 
 

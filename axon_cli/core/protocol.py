@@ -45,7 +45,7 @@ TEXT_STOP = ["<tool_response"]
 NEXT_STEP = "If these results complete the task, answer the user in plain text now; otherwise make the next call."
 FIX_STEP = "The call failed: do not answer yet; make the next call as the error says."
 SAVED = "Saved: the file is already changed. This diff only shows the change; do not write it into the file:"
-ALREADY_DONE = ("Error: this exact {name} call was already applied successfully in your previous step, so it "
+ALREADY_DONE = ("Error: this exact {name} call was already applied successfully in this turn, so it "
                 "was not run again. If the task is done, answer the user in plain text now.")
 REPEATED = "You made the same call{s} as in your previous reply. Do not repeat {it}: use the result{s} above."
 
@@ -75,7 +75,11 @@ class _TextCalls:
         self._ids = itertools.count(1)
         self._registry: ToolRegistry | None = None
         self._last_calls: list[str] = []
-        self._applied: set[str] = set()   # successful edits of the previous step (name + arguments)
+        self._applied: set[str] = set()   # successful edits of this user turn (name + arguments)
+
+    def new_turn(self) -> None:
+        self._applied = set()
+        self._last_calls = []
 
     def _text_calls(self, turn: AssistantTurn, registry: ToolRegistry, prose: bool = True,
                     whole_only: bool = False) -> tuple[list[ToolCall], list[str]]:
@@ -103,7 +107,8 @@ class _TextCalls:
 
 
     def _without_done_edits(self, calls: list[ToolCall], errors: list[str]) -> list[ToolCall]:
-        """A small model re-sends an edit that was applied in its previous step: not run again."""
+        """A small model re-sends an edit already applied in this turn: not run again (an insertion
+        would be made twice)."""
         repeats = [c for c in calls if _key(c) in self._applied]
         errors.extend(ALREADY_DONE.format(name=c.name) for c in repeats)
         return [c for c in calls if c not in repeats]
@@ -116,7 +121,7 @@ class _TextCalls:
         texts = {c.id for c in turn.tool_calls if c.source != "native"}
         calls = [_key(c) for c in turn.tool_calls]
         ok = {r.call_id for r in results if r.ok and self._is_edit(r.name)}
-        self._applied = {_key(c) for c in turn.tool_calls if c.id in ok}
+        self._applied |= {_key(c) for c in turn.tool_calls if c.id in ok}
         if texts and calls == self._last_calls:
             many = len(calls) > 1
             extra.append(REPEATED.format(s="s" if many else "", it="them" if many else "it"))

@@ -1,6 +1,6 @@
 """Reminders for final answers that are not grounded in what happened in this user turn.
 
-Three checks, each at most once per turn, on an answer that has no tool calls:
+Five checks, each at most once per turn, on an answer that has no tool calls:
 
 - *look first*: no tool has been called yet in this turn, and the task names a file or directory
   that exists in the project (or asks about the project's files): the reminder is the next step,
@@ -10,6 +10,9 @@ Three checks, each at most once per turn, on an answer that has no tool calls:
 - *tools handed to the user*: the answer tells the user to call a tool ("you can call read_file")
   or, for a task that asks for something to be done, to run "the following command": the model
   has the tools, the user does not.
+- *unfinished change*: the task asks for a change (a clause opening with delete, create, fix, write
+  …) and no call that may change something has succeeded in this turn.
+- *no answer*: the whole answer is "The task is complete." — say what the result is.
 
 Plain conversation ("hi", "what is a monad") and honest answers after real successful calls are
 never reminded. The wording is generic: no check knows about any particular task.
@@ -30,7 +33,7 @@ from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
 __all__ = ["AnswerChecks", "Guidance", "ATTACHED", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
-           "HANDED_OVER", "CLAIM_MINE", "CLAIM_DONE"]
+           "HANDED_OVER", "UNFINISHED", "NO_ANSWER", "CLAIM_MINE", "CLAIM_DONE", "CHANGE_TASK"]
 
 ATTACHED = "\n\nAttached files:\n"     # what session/attach.py puts before the files a message attaches
 
@@ -40,6 +43,10 @@ GROUND_LIST = ("Look before you answer: nothing in this project has been looked 
                "Your next step:\n{call}\nThen answer from what it shows.")
 CLAIMED = ('Nothing has been changed or run yet: your reply says "{what}", but no tool call in this turn did '
            "that. Do it now: {hint}. (If it is not needed, say so plainly instead of claiming it.)")
+UNFINISHED = ("Not done yet: the task asks you to {verb} something, but no tool call in this turn has changed "
+              "anything. Do it now: {hint}. (If no change is needed, say so plainly and why.)")
+NO_ANSWER = ("Your reply only says the task is complete. Give the user the result itself (the value, the "
+             "count, or what you changed), taken from the tool results above.")
 HANDED_OVER = ("The user cannot call your tools or run commands for you: you have the tools. Take the step "
                "yourself now: {hint}. (If the task is already done, give the answer itself.)")
 
@@ -66,6 +73,12 @@ PROJECT_QUESTION = re.compile(
     r"\b(?:this|my|our|current)\s+(?:project|repo|repository|codebase|code\s?base|directory|folder|workspace)\b"
     r"|\bthe\s+(?:repo|repository|codebase|code\s?base)\b"
     r"|\bfiles?\s+(?:are\s+)?(?:here|in\s+(?:here|this|the\s+current))\b", re.I)
+
+CHANGE_TASK = re.compile(    # a clause of the task that asks for a change: "Delete x", "…; fix that value"
+    r"(?:^|[.;:!,]\s+|\b(?:and|then)\s+)(?:please\s+)?(delete|remove|create|add|change|set|fix|write|rename|"
+    r"replace|update|edit|append|insert|move|bump|implement|refactor)\b", re.I | re.M)
+BARE_DONE = re.compile(r"^\W*(?:the\s+)?task\s+(?:is|has\s+been)\s+(?:now\s+|already\s+)*(?:complete|completed|"
+                       r"done|finished)\W*$", re.I)
 
 _TOKEN = re.compile(r"`([^`\s]+)`|([\w./-]+)")
 _KNOWN = {"Makefile", "Dockerfile", "Gemfile", "Rakefile", "Procfile", "Justfile", "Vagrantfile"}
@@ -118,7 +131,8 @@ class AnswerChecks:
     def check(self, answer: str) -> str | None:
         if not answer.strip() or not self.registry.active():
             return None
-        for name, reminder in (("ground", self._ground), ("claim", self._claim), ("handed", self._handed)):
+        for name, reminder in (("ground", self._ground), ("claim", self._claim), ("handed", self._handed),
+                               ("unfinished", self._unfinished), ("bare", self._bare)):
             if name in self.sent:
                 continue
             text = reminder(answer)
@@ -127,7 +141,7 @@ class AnswerChecks:
                 return text
         return None
 
-    # -- the three checks ------------------------------------------------------------------------
+    # -- the checks ------------------------------------------------------------------------------
     def _ground(self, answer: str) -> str | None:
         if self.called:
             return None
@@ -168,6 +182,20 @@ class AnswerChecks:
             return None
         self.reason = "the model told the user to do a step itself; reminded it that it has the tools"
         return HANDED_OVER.format(hint=self.hint or "call one of your tools")
+
+    def _unfinished(self, answer: str) -> str | None:
+        asked = self.task.partition(ATTACHED)[0].strip()
+        wanted = CHANGE_TASK.search(asked)
+        if self.changed or wanted is None or QUESTION.search(asked):
+            return None
+        self.reason = "the task asks for a change and nothing was changed; told the model to do it"
+        return UNFINISHED.format(verb=wanted.group(1).lower(), hint=self.hint or "call one of your tools")
+
+    def _bare(self, answer: str) -> str | None:
+        if not BARE_DONE.match(answer.strip()):
+            return None
+        self.reason = "the model said only that the task is complete; asked for the result itself"
+        return NO_ANSWER
 
     # -- helpers ---------------------------------------------------------------------------------
     def _existing(self, names: list[str]) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -150,6 +151,8 @@ def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) 
     if not shown:
         if not inp.ignore_case:
             note += _other_case_note(ctx, inp, base, grep, keep, base_is_sensitive)
+        if _FILE_NAME.match(inp.pattern):
+            note += FILE_NAME_NOTE.format(name=inp.pattern.rsplit("/", 1)[-1])
         return ToolOutput(f"no matches for {inp.pattern!r} in {ctx.relative(base)}{note}", summary="0 matches")
     lines = [f"{rel}:{number}: {text}" for rel, number, text in shown]
     if found.total > len(shown):
@@ -158,6 +161,11 @@ def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) 
                      f"({found.total} in {len(files)} files, {shown_files} shown): narrow the pattern, "
                      "path or glob]")
     return ToolOutput("\n".join(lines) + note, summary=f"{found.total} matches in {len(files)} files")
+
+
+_FILE_NAME = re.compile(r"^[\w./-]*\.[A-Za-z]\w{0,5}$")    # settings.ini, data/orders.csv: not a regex
+FILE_NAME_NOTE = ("\n[search_files looks for text inside files; to find a file by its name, use list_files "
+                  "with pattern \"**/{name}\"]")
 
 
 def _other_case_note(ctx: ToolContext, inp: SearchFilesInput, base: Path, grep: Any, keep: Any,
