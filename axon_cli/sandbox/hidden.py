@@ -31,6 +31,7 @@ HOST_SERVICES = ("/var/run/docker.sock", "/run/docker.sock", "/run/podman", "/ru
 SKIPPED_DIRS = ("node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache",
                 ".pytest_cache", "site-packages")
 MAX_PROJECT_FILES = 500
+SMALL_PROJECT_ENTRIES = 4000   # a project with fewer directory entries is walked in Python (no rg process)
 SEARCH_TIMEOUT = 5.0
 MAX_GLOB_MATCHES = 200
 
@@ -61,18 +62,24 @@ def _rg_globs(extra: Sequence[str]) -> list[str]:
 
 
 def project_files(root: str, extra_globs: Sequence[str] = ()) -> list[str]:
-    """Sensitive files anywhere in the project (real paths), at most ``MAX_PROJECT_FILES``."""
+    """Sensitive files anywhere in the project (real paths), at most ``MAX_PROJECT_FILES``. A small
+    project is walked here (no process to start: this runs before every command); a large one, or
+    globs with a path in them, is searched with ripgrep."""
     from axon_cli.tools.ripgrep import find_rg
 
+    if not any("/" in g for g in extra_globs):
+        small = _walk_project(root, extra_globs, max_entries=SMALL_PROJECT_ENTRIES)
+        if small is not None:
+            return small
     rg = find_rg()
     if rg is None:
-        return _walk_project(root, extra_globs)
+        return _walk_project(root, extra_globs) or []
     cmd = [rg, "--files", "--hidden", "--no-ignore", "--no-config", "--no-messages", *_rg_globs(extra_globs)]
     try:
         proc = subprocess.Popen(cmd, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL)
     except OSError:
-        return _walk_project(root, extra_globs)
+        return _walk_project(root, extra_globs) or []
     try:
         out, _ = proc.communicate(timeout=SEARCH_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -82,17 +89,36 @@ def project_files(root: str, extra_globs: Sequence[str] = ()) -> list[str]:
     return [os.path.join(root, line) for line in itertools.islice(lines, MAX_PROJECT_FILES)]
 
 
-def _walk_project(root: str, extra_globs: Sequence[str]) -> list[str]:
-    """The same search without ripgrep (bounded)."""
+def _walk_project(root: str, extra_globs: Sequence[str], max_entries: int | None = None) -> list[str] | None:
+    """The same search without ripgrep (file names only); None when the walk saw more than
+    ``max_entries`` directory entries (then ripgrep is faster)."""
     import fnmatch
+    import re
 
-    patterns = [*SENSITIVE_GLOBS, *SENSITIVE_FILES, *extra_globs]
+    matches = re.compile("|".join(fnmatch.translate(p) for p in (*SENSITIVE_GLOBS, *SENSITIVE_FILES, *extra_globs)))
+    skipped = {".git", *SKIPPED_DIRS}
     found: list[str] = []
-    for top, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in (".git", *SKIPPED_DIRS)]
-        for name in files:
-            if name not in NOT_SENSITIVE and any(fnmatch.fnmatchcase(name, p) for p in patterns):
-                found.append(os.path.join(top, name))
+    seen = 0
+    stack = [root]
+    while stack:
+        top = stack.pop()
+        try:
+            entries = list(os.scandir(top))
+        except OSError:
+            continue
+        seen += len(entries)
+        if max_entries is not None and seen > max_entries:
+            return None
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if entry.name not in skipped:
+                    stack.append(entry.path)
+            elif entry.name not in NOT_SENSITIVE and matches.match(entry.name):
+                found.append(entry.path)
                 if len(found) >= MAX_PROJECT_FILES:
                     return found
     return found
