@@ -89,6 +89,9 @@ def test_search_glob_path_and_case(tools: Tools) -> None:
         "no matches for 'todo_t' in .\n"
         "[the search is case-sensitive: 1 line match ignoring case; search again with ignore_case true]")
     assert tools.ok("search_files", pattern="nowhere_at_all") == "no matches for 'nowhere_at_all' in ."
+    assert tools.call("search_files", pattern="nowhere_at_all").found_nothing      # the model is told to look again
+    assert not tools.call("search_files", pattern="TODO").found_nothing
+    assert tools.call("list_files", pattern="*.nothing").found_nothing
     by_name = tools.ok("search_files", pattern="data/orders.csv")      # a file name is no text to search for
     assert by_name.endswith('to find a file by its name, use list_files with pattern "**/orders.csv"]')
     assert "list_files" not in tools.ok("search_files", pattern="def \\w+\\.py")

@@ -223,3 +223,23 @@ def test_an_insertion_sent_again_later_in_the_turn_is_not_made_twice(registry):
     assert not again.tool_calls and again.call_errors == [ALREADY_DONE.format(name="edit_file")]
     proto.new_turn()                        # the user asks again in a new turn: it runs
     assert proto.extract_calls(AssistantTurn(content=insert), registry).tool_calls
+
+
+def test_a_search_that_found_nothing_is_followed_by_look_another_way_once_per_turn(registry):
+    """After "no matches" a 1.5B model answered "not found" at once; the hint to look another way
+    comes once per turn (after that, "not found" may well be the answer)."""
+    from axon_cli.core.protocol import SEARCH_AGAIN
+
+    proto = AutoProtocol()
+    search = '```json\n{"name": "search_files", "arguments": {"pattern": "^version = (.+)$"}}\n```'
+
+    def after(found_nothing: bool) -> str:
+        turn = proto.extract_calls(AssistantTurn(content=search), registry)
+        result = CallResult(turn.tool_calls[0].id, "search_files", "no matches", True, found_nothing=found_nothing)
+        return proto.result_messages(turn, [result])[0]["content"]
+
+    assert after(True).endswith(SEARCH_AGAIN)
+    assert after(True).endswith(NEXT_STEP)
+    proto.new_turn()
+    assert after(False).endswith(NEXT_STEP)
+    assert after(True).endswith(SEARCH_AGAIN)

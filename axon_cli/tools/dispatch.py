@@ -74,6 +74,7 @@ class CallResult:
     decision: str = "allow"
     decided_by: str = ""
     display: dict[str, Any] = field(default_factory=dict)
+    found_nothing: bool = False       # it worked and found nothing (no match, no file): say what next
 
 
 @dataclass
@@ -287,7 +288,8 @@ class Dispatcher:
                               summary=summary, duration_ms=duration_ms, truncated=governed.truncated,
                               spill_path=governed.spill_path, display=display))
         return CallResult(call.id, call.name, result_text, not output.is_error, duration_ms,
-                          governed.truncated, governed.spill_path, behavior, decided_by, display)
+                          governed.truncated, governed.spill_path, behavior, decided_by, display,
+                          output.found_nothing and not output.is_error)
 
     def _masked_args(self, args: Any) -> Any:
         try:

@@ -51,6 +51,7 @@ class ToolOutput:
     summary: str = ""
     display: dict[str, Any] = field(default_factory=dict)
     spill_path: str | None = None     # set by a handler that already spilled its full output
+    found_nothing: bool = False       # a search or listing that worked and found nothing
 
 
 @dataclass

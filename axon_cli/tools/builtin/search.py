@@ -116,7 +116,7 @@ def list_paths(ctx: ToolContext, path: str, pattern: str | None, backend: str | 
     where = ctx.relative(base)
     if not shown:
         return ToolOutput(f"no files in {where}" + (f" match {pattern}" if pattern else ""),
-                          summary="0 files")
+                          summary="0 files", found_nothing=True)
     text = "\n".join(shown)
     if total > len(shown):
         text += (f"\n[… {total - len(shown)} more files not shown: narrow the path or pattern]")
@@ -153,7 +153,8 @@ def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) 
             note += _other_case_note(ctx, inp, base, grep, keep, base_is_sensitive)
         if _FILE_NAME.match(inp.pattern):
             note += FILE_NAME_NOTE.format(name=inp.pattern.rsplit("/", 1)[-1])
-        return ToolOutput(f"no matches for {inp.pattern!r} in {ctx.relative(base)}{note}", summary="0 matches")
+        return ToolOutput(f"no matches for {inp.pattern!r} in {ctx.relative(base)}{note}", summary="0 matches",
+                          found_nothing=True)
     lines = [f"{rel}:{number}: {text}" for rel, number, text in shown]
     if found.total > len(shown):
         shown_files = len({rel for rel, _, _ in shown})
