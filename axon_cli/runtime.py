@@ -13,7 +13,7 @@ from typing import Any
 from axon_cli.config import LoadedSettings, Settings
 from axon_cli.core.agent import Agent
 from axon_cli.core.llm import LLMClient
-from axon_cli.core.local_defaults import apply_local_defaults
+from axon_cli.core.local_defaults import start_local_defaults
 from axon_cli.core.protocol import configure as configure_protocol
 from axon_cli.core.protocol import system_block
 from axon_cli.errors import UsageError
@@ -162,7 +162,7 @@ def current_mode(policy: PermissionPolicy, settings: Settings) -> str:
 def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver,
                   session_id: str | None = None, messages: list[dict[str, Any]] | None = None,
                   resumed: LoadedTranscript | None = None) -> Runtime:
-    apply_local_defaults(loaded)     # a loopback/private endpoint: local defaults for what the user left unset
+    server_asked = start_local_defaults(loaded)   # a loopback/private endpoint: local defaults for what is unset
     settings = loaded.settings
     sandbox = resolve_sandbox(settings.sandbox)      # an explicit sandbox that cannot work: exit 1 now
     session_id = session_id or new_session_id()
@@ -192,6 +192,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
                                            ctx.checkpointer, bus, gathered))
     protocol = configure_protocol(settings, registry, llm, bus)   # tool_protocol + prompt_profile
     callbacks = session_callbacks(loaded, state_dir, session_id, ctx, registry, policy, bus, resumed)
+    callbacks.waiting.append(server_asked)   # the context window, before the first request
     hook_context = extensions.start_session("resume" if resumed is not None else "startup")
     for line in extensions.notices:   # broken extension files, failing SessionStart hooks
         bus(Notice(message=line))

@@ -209,7 +209,7 @@ def test_manual_compact_with_focus_and_resume_restores_it(small_window, project,
     rt = _session(small_window, project)
     try:
         rt.agent.run("first: build the parser")
-        rt.agent.run("second: add tests")
+        rt.agent.run("second: the tests")
         rt.ctx.extra["todos"] = [{"content": "write docs", "status": "pending"}]
         line = rt.compact("the parser")
         assert line.startswith("compacted the history (summary)")
@@ -224,7 +224,7 @@ def test_manual_compact_with_focus_and_resume_restores_it(small_window, project,
         sent = server.requests[3].conversation
         assert sent[1]["content"].startswith("[Earlier conversation") and "SUMMARY TEXT" in sent[1]["content"]
         assert "- [pending] write docs" in sent[1]["content"]
-        assert [m["content"] for m in sent[2:]] == ["second: add tests", "a2", "third"]
+        assert [m["content"] for m in sent[2:]] == ["second: the tests", "a2", "third"]
         assert rt2.ctx.extra["todos"] == [{"content": "write docs", "status": "pending"}]
     finally:
         rt2.close()

@@ -12,6 +12,7 @@ from axon_cli.config import Settings, load_settings
 from axon_cli.core.local_defaults import (
     LOCAL_SOURCE,
     apply_local_defaults,
+    start_local_defaults,
     is_local_endpoint,
     probe_context_window,
 )
@@ -89,10 +90,32 @@ def test_a_session_on_a_local_server_uses_its_context_window(project, server, mo
     monkeypatch.chdir(project)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(project.parent / "home" / ".config"))
     server.gets["/props"] = {"default_generation_settings": {"n_ctx": 6000}}
+    server.add(text_reply("ok"))
     rt = open_session(_loaded(project, server), project, AutoApprover())
-    rt.close()
+    try:
+        rt.agent.run("hi")          # the server is asked on a thread; the first request waits for it
+    finally:
+        rt.close()
     assert rt.llm.settings.context_window == 6000
     assert "/v1/models" in server.get_paths and "/props" in server.get_paths
+
+
+def test_the_server_is_asked_on_a_thread_and_the_waiter_waits_for_it(project, server, monkeypatch):
+    import threading
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(project.parent / "home" / ".config"))
+    answer = threading.Event()
+
+    def slow_probe(url, key, model):
+        assert answer.wait(30)
+        return 7000, "/props n_ctx"
+
+    loaded = _loaded(project, server)
+    wait = start_local_defaults(loaded, probe=slow_probe)        # returns while the probe still waits
+    assert loaded.settings.temperature == 0.2 and loaded.source("context_window") == "default"
+    answer.set()
+    wait()
+    assert loaded.settings.context_window == 7000 and "/props" in loaded.source("context_window")
 
 
 def test_axon_run_sends_local_defaults_and_an_explicit_setting_wins(server, run_axon, project):

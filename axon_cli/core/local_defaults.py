@@ -21,6 +21,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+import threading
 import urllib.request
 from collections.abc import Callable
 from typing import Any
@@ -28,7 +29,7 @@ from urllib.parse import urlparse
 
 from axon_cli.config import LoadedSettings
 
-__all__ = ["is_local_endpoint", "apply_local_defaults", "probe_context_window", "LOCAL_DEFAULTS",
+__all__ = ["is_local_endpoint", "apply_local_defaults", "start_local_defaults", "probe_context_window", "LOCAL_DEFAULTS",
            "PROBE_TIMEOUT", "LOCAL_SOURCE", "SERVER_SOURCE"]
 
 log = logging.getLogger("axon.local")
@@ -58,24 +59,51 @@ def is_local_endpoint(base_url: str | None) -> bool:
 
 def apply_local_defaults(loaded: LoadedSettings, probe: Probe | None = None) -> list[str]:
     """Set the local defaults the user left unset; returns what was set, as ``key=value`` lines."""
+    applied = _sampling_defaults(loaded)
+    if applied is None:
+        return []
+    applied += _server_context(loaded, probe)
+    if applied:
+        log.debug("local endpoint %s: %s", loaded.settings.base_url, ", ".join(applied))
+    return applied
+
+
+def start_local_defaults(loaded: LoadedSettings, probe: Probe | None = None) -> Callable[[], None]:
+    """``apply_local_defaults`` with the server asked on a thread (the SDK is still importing, and a
+    run should not wait for two HTTP round trips); call what it returns before reading
+    ``context_window`` (before the first request)."""
+    if _sampling_defaults(loaded) is None:
+        return lambda: None
+    thread = threading.Thread(target=_server_context, args=(loaded, probe), name="axon-context-probe", daemon=True)
+    thread.start()
+    return lambda: thread.join(3 * PROBE_TIMEOUT)
+
+
+def _sampling_defaults(loaded: LoadedSettings) -> list[str] | None:
+    """Temperature and max_tokens for a local endpoint (what was set); None when it is not local."""
     settings = loaded.settings
     if not is_local_endpoint(settings.base_url):
-        return []
+        return None
     applied: list[str] = []
     for key, value in LOCAL_DEFAULTS.items():
         if loaded.source(key) == "default":
             setattr(settings, key, value)
             loaded.sources[key] = LOCAL_SOURCE
             applied.append(f"{key}={value}")
-    if loaded.source("context_window") == "default" and settings.base_url:
-        found = (probe or probe_context_window)(settings.base_url, settings.api_key, settings.model)
-        if found is not None and found[0] > 1000:
-            settings.context_window = found[0]
-            loaded.sources["context_window"] = SERVER_SOURCE.format(found[1])
-            applied.append(f"context_window={found[0]}")
-    if applied:
-        log.debug("local endpoint %s: %s", settings.base_url, ", ".join(applied))
     return applied
+
+
+def _server_context(loaded: LoadedSettings, probe: Probe | None) -> list[str]:
+    settings = loaded.settings
+    if loaded.source("context_window") != "default" or not settings.base_url:
+        return []
+    found = (probe or probe_context_window)(settings.base_url, settings.api_key, settings.model)
+    if found is None or found[0] <= 1000:
+        return []
+    settings.context_window = found[0]
+    loaded.sources["context_window"] = SERVER_SOURCE.format(found[1])
+    log.debug("local endpoint %s: context_window=%s from %s", settings.base_url, found[0], found[1])
+    return [f"context_window={found[0]}"]
 
 
 def probe_context_window(base_url: str, api_key: str | None, model: str,

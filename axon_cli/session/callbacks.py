@@ -41,6 +41,7 @@ class SessionCallbacks(AgentCallbacks):
         self._logged_usage = (0, 0)
         self._state: dict[str, Any] = {}
         self._broken = False
+        self.waiting: list[Callable[[], None]] = []   # settings still arriving (a server's context size)
         compactor.on_compacted = self._compacted
 
     # -- writing -------------------------------------------------------------------------------
@@ -95,6 +96,8 @@ class SessionCallbacks(AgentCallbacks):
         self._state = {**now, "todos": list(now["todos"]) if now["todos"] is not None else None}
 
     def before_request(self, agent: Loop) -> None:
+        while self.waiting:
+            self.waiting.pop()()
         self.compactor.before_request(agent)
         self.refresh_system_prompt(agent)
 
