@@ -12,9 +12,9 @@ from axon_cli.config import Settings, load_settings
 from axon_cli.core.local_defaults import (
     LOCAL_SOURCE,
     apply_local_defaults,
-    start_local_defaults,
     is_local_endpoint,
     probe_context_window,
+    start_local_defaults,
 )
 from axon_cli.events import AutoApprover
 from axon_cli.runtime import open_session
