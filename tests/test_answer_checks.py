@@ -236,3 +236,14 @@ def test_a_bare_task_is_complete_is_asked_for_the_result(registry, ctx):
     c.saw([run], [ok(run)])
     assert c.check("The task is complete.") == NO_ANSWER
     assert checks("Run the tests and tell me how many ran.", registry, ctx).check("12 tests ran; the task is complete.") is None
+
+
+def test_a_denied_change_is_explained_not_sent_back_but_a_failed_one_is(registry, ctx):
+    task = "Delete the file old_notes.txt."
+    rm = call("bash", command="rm old_notes.txt")
+    denied = checks(task, registry, ctx)
+    denied.saw([rm], [CallResult(rm.id, rm.name, "Permission denied: the user said no", False, decision="deny")])
+    assert denied.check("You did not allow deleting it, so it is still there.") is None
+    failed = checks(task, registry, ctx)
+    failed.saw([rm], [ok(rm, good=False)])
+    assert (failed.check("It is still there.") or "").startswith("Not done yet")

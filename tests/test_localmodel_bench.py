@@ -44,10 +44,11 @@ SOLVE: dict[str, tuple[str, list[Reply]]] = {
     "run_script_report": ("none", [tool_reply(("bash", {"command": "python3 tools/checksum.py"})),
                                    text_reply(f"The script prints {chores_run.CHECKSUM}.")]),
 }
-# The first invented answer gets axon's one reminder (look first / nothing was changed); the model insists.
+# The first invented answer gets axon's one reminder (look first / nothing was changed / not done
+# yet); the model insists.
 INVENT: dict[str, tuple[str, list[Reply]]] = {
     "ask_ini_value": ("native", [text_reply("timeout_ms is 5000.")] * 2),
-    "edit_port": ("text", [text_reply("I changed the port in server.cfg to 9417.")] * 3),   # look + claim
+    "edit_port": ("text", [text_reply("I changed the port in server.cfg to 9417.")] * 4),   # look, claim, undone
     "run_script_report": ("none", [tool_reply(("bash", {"command": "echo skipped"})),
                                    text_reply("The script prints 4821.")]),
 }

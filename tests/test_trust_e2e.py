@@ -278,4 +278,4 @@ def test_a_resumed_transcript_keeps_a_narrower_mode(server, run_axon, project):
     r = run_axon("run", "change it", "--continue", "--yes")
     assert r.code == 0, r.stderr
     assert (project / "a.txt").read_text() == "one\n"
-    assert "read-only" in server.requests[-1].body["messages"][-1]["content"]
+    assert "read-only" in server.requests[-1].body["messages"][-1]["content"]   # the denial, not a reminder

@@ -72,8 +72,10 @@ def start_local_defaults(loaded: LoadedSettings, probe: Probe | None = None) -> 
     """``apply_local_defaults`` with the server asked on a thread (the SDK is still importing, and a
     run should not wait for two HTTP round trips); call what it returns before reading
     ``context_window`` (before the first request)."""
-    if _sampling_defaults(loaded) is None:
+    applied = _sampling_defaults(loaded)
+    if applied is None:
         return lambda: None
+    log.debug("local endpoint %s: %s", loaded.settings.base_url, ", ".join(applied) or "sampling set by the user")
     thread = threading.Thread(target=_server_context, args=(loaded, probe), name="axon-context-probe", daemon=True)
     thread.start()
     return lambda: thread.join(3 * PROBE_TIMEOUT)

@@ -11,7 +11,8 @@ Five checks, each at most once per turn, on an answer that has no tool calls:
   or, for a task that asks for something to be done, to run "the following command": the model
   has the tools, the user does not.
 - *unfinished change*: the task asks for a change (a clause opening with delete, create, fix, write
-  …) and no call that may change something has succeeded in this turn.
+  …) and no call that may change something succeeded in this turn, and none was denied (a denial
+  is the model's to explain, not to retry).
 - *no answer*: the whole answer is "The task is complete." — say what the result is.
 
 Plain conversation ("hi", "what is a monad") and honest answers after real successful calls are
@@ -111,12 +112,14 @@ class AnswerChecks:
         self.ctx = ctx
         self.called = False          # any tool call in this turn, successful or not
         self.changed = False         # a successful call that may change something
+        self.denied = False          # a call the user or the rules did not allow
         self.ran = False             # a successful shell command
         self.sent: set[str] = set()  # which reminders were sent this turn
         self.reason = ""             # why the last reminder was sent, for a Notice event
 
     def saw(self, calls: list[ToolCall], results: list[CallResult]) -> None:
         self.called = self.called or bool(calls)
+        self.denied = self.denied or any(r.decision == "deny" for r in results)
         by_id = {c.id: c for c in calls}
         for result in results:
             call = by_id.get(result.call_id)
@@ -186,8 +189,8 @@ class AnswerChecks:
     def _unfinished(self, answer: str) -> str | None:
         asked = self.task.partition(ATTACHED)[0].strip()
         wanted = CHANGE_TASK.search(asked)
-        if self.changed or wanted is None or QUESTION.search(asked):
-            return None
+        if self.changed or self.denied or wanted is None or QUESTION.search(asked):
+            return None     # a change the user or the rules denied is the model's to explain, not to retry
         self.reason = "the task asks for a change and nothing was changed; told the model to do it"
         return UNFINISHED.format(verb=wanted.group(1).lower(), hint=self.hint or "call one of your tools")
 

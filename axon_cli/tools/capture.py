@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import codecs
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from axon_cli.tools.governance import head_tail, spill_file_path
 from axon_cli.tools.masking import safe_boundary
+from axon_cli.tools.spill_writer import SpillWriter
 
 __all__ = ["StreamCapture", "READ_SIZE"]
 
@@ -40,18 +42,30 @@ class StreamCapture:
         self._pending = ""
         self._head = ""
         self._tail = ""
-        self._fd: int | None = None     # the spill file, written unbuffered in large pieces
+        self._spill_writer: SpillWriter | None = None   # the spill file, written on its own thread
         self._prefix: Callable[[str], tuple[str, int]] | None = getattr(mask, "prefix", None)
         self._mask_ascii: Callable[..., Any] | None = getattr(mask, "mask_ascii", None)
-        self._buf: bytearray | None = None
+        self._bufs: list[bytearray] = []                  # two read buffers, taking turns
+        self._free = [threading.Event(), threading.Event()]   # set: the buffer's pieces are written
+        self._turn = 0
+        self._reading: threading.Event | None = None       # the event of the buffer being taken in
+        for free in self._free:
+            free.set()
 
     def read_from(self, fd: int) -> int:
-        """Read once from ``fd`` into the capture's own buffer and take it in; 0 at end of file."""
-        if self._buf is None:
-            self._buf = bytearray(READ_SIZE)
-        n = os.readv(fd, [self._buf])
+        """Read once from ``fd`` into one of the capture's two buffers (the other may still be on
+        its way to the spill file) and take it in; 0 at end of file."""
+        if not self._bufs:
+            self._bufs = [bytearray(READ_SIZE), bytearray(READ_SIZE)]
+        i, self._turn = self._turn, self._turn ^ 1
+        self._free[i].wait()
+        n = os.readv(fd, [self._bufs[i]])
         if n:
-            self.feed_buffer(self._buf, n)
+            self._reading = self._free[i]
+            try:
+                self.feed_buffer(self._bufs[i], n)
+            finally:
+                self._reading = None
         return n
 
     def feed_buffer(self, buf: bytearray, n: int) -> None:
@@ -106,9 +120,9 @@ class StreamCapture:
         if self._pending:
             chunk, self._pending = self._pending, ""
             self._add(self._mask(chunk))
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        if self._spill_writer is not None:
+            writer, self._spill_writer = self._spill_writer, None
+            writer.close()
 
     def text(self, limit: int | None = None) -> str:
         """All of the output if it fits ``limit`` (default: the capture's), else head + marker + tail."""
@@ -119,18 +133,23 @@ class StreamCapture:
 
     def _spill(self, size: int) -> bool:
         """Whether output goes to the spill file (opened when the output first exceeds the limit)."""
-        if self._fd is None and self.total + size > self.limit:
+        if self._spill_writer is None and self.spill_path is None and self.total + size > self.limit:
             path = spill_file_path(self._state_dir, self._tool)
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o666)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o666)
             self.spill_path = str(path)
+            self._spill_writer = SpillWriter(fd)
             self._write(self._head.encode("utf-8", "replace"))   # all so far is in the head window
-        return self._fd is not None
+        return self._spill_writer is not None
 
     def _write(self, data: bytes | memoryview) -> None:
-        assert self._fd is not None
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._fd, view):]
+        assert self._spill_writer is not None
+        if isinstance(data, memoryview):
+            if self._reading is None:        # a caller's buffer, free again when feed_buffer returns
+                data = bytes(data)
+            else:                            # our read buffer: reused only once this piece is written
+                self._spill_writer.write(data, self._reading)
+                return
+        self._spill_writer.write(data)
 
     def _add(self, s: str) -> None:
         if not s:
