@@ -62,13 +62,20 @@ def first_request_tokens(axon: list[str]) -> str:
             f"(system {m['system']}, {m['n_tools']} tool schemas {m['tools']}; chars/4).")
 
 
-def bash_row(runs: int) -> tuple:
+def bash_row(runs: int) -> list[tuple]:
+    """The ``bash`` tool printing 100 MB (masked, head and tail kept, the whole output spilled to a
+    file) against the same command ``> /dev/null`` (the issue's row) and against the shell writing
+    the output to a file itself (what keeping the whole output on disk costs this machine); and,
+    for scale, what merely reading the output through a pipe costs (``| dd of=/dev/null``)."""
     from axon_cli.config import Settings
     from axon_cli.tools.dispatch import Dispatcher, ToolCall
     from axon_cli.tools.registry import ToolRegistry
     from axon_cli.tools.spec import ToolContext
 
-    tool, base = [], []
+    tool: list[float] = []
+    devnull: list[float] = []
+    to_file: list[float] = []
+    read_only: list[float] = []
     for i in range(runs + 1):
         root = Path(tempfile.mkdtemp(prefix="axon-bench-bash-"))
         try:
@@ -77,15 +84,30 @@ def bash_row(runs: int) -> tuple:
             t = time.perf_counter()
             dispatcher.dispatch(ToolCall(f"b{i}", "bash", json.dumps({"command": BASH_100M, "timeout": 600})))
             elapsed = time.perf_counter() - t
+            t = time.perf_counter()
+            subprocess.run(["bash", "-c", BASH_100M + " > /dev/null"], check=False)
+            t_null = time.perf_counter() - t
+            t = time.perf_counter()
+            subprocess.run(["bash", "-c", f"{BASH_100M} > {root / 'out.txt'}"], check=False)
+            t_file = time.perf_counter() - t
+            t = time.perf_counter()
+            subprocess.run(["bash", "-c", f"{BASH_100M} | dd of=/dev/null bs=1M iflag=fullblock status=none"],
+                           check=False)
+            t_read = time.perf_counter() - t
         finally:
             shutil.rmtree(root, ignore_errors=True)
-        t = time.perf_counter()
-        subprocess.run(["bash", "-c", BASH_100M + " > /dev/null"], check=False)
-        if i:                                   # the first pair warms up (imports, first spawn)
+        if i:                                   # the first round warms up (imports, first spawn)
             tool.append(elapsed)
-            base.append(time.perf_counter() - t)
-    return ("bash printing 100 MB (in the tool: mask + spill)", statistics.median(tool),
-            "the command `> /dev/null`", statistics.median(base), "s", 3.0)
+            devnull.append(t_null)
+            to_file.append(t_file)
+            read_only.append(t_read)
+    t_tool = statistics.median(tool)
+    return [("bash printing 100 MB (in the tool: mask + spill)", t_tool,
+             "the command `> /dev/null`", statistics.median(devnull), "s", 3.0),
+            ("bash printing 100 MB, the same", t_tool,
+             "the command `> file` (the shell writing it to disk)", statistics.median(to_file), "s", 1.3),
+            ("(for scale) reading the output in C, keeping nothing", statistics.median(read_only),
+             "the command `> /dev/null`", statistics.median(devnull), "s", None)]
 
 
 def tree_rows(runs: int, tmp: Path) -> list[tuple]:

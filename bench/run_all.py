@@ -83,7 +83,7 @@ def main() -> int:
     steps: list[tuple[str, Callable[[Path], None]]] = [
         ("startup", lambda tmp: rows.extend(startup_rows(args.runs, tmp))),
         ("run", lambda tmp: rows.append(run_hi_row(axon_cmd(), args.runs, tmp, alternate))),
-        ("bash", lambda tmp: rows.append(bash_row(max(5, args.runs // 2)))),
+        ("bash", lambda tmp: rows.extend(bash_row(max(5, args.runs // 2)))),
         ("tree", lambda tmp: rows.extend(tree_rows(max(3, args.runs // 3), tmp))),
         ("turns", lambda tmp: rows.append(turns_row(axon_cmd(), max(3, args.runs // 4), tmp))),
         ("rss", lambda tmp: notes.append(rss_row())),

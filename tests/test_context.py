@@ -89,6 +89,17 @@ def test_git_branch_and_bounded_status(tmp_path):
     assert "f07.txt" in line and "f08.txt" not in line and "… and 4 more" in line
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_status_leaves_out_axons_own_state_dir(tmp_path):
+    # a small model took "?? .axon/" for the place to search; axon's state is not the project's
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=tmp_path, check=True, capture_output=True)
+    (tmp_path / ".axon").mkdir()
+    (tmp_path / ".axon" / "config.toml").write_text("model = 'm'\n")
+    assert git_summary(tmp_path) == " Git branch main; working tree clean."
+    (tmp_path / "app.py").write_text("x = 1\n")
+    assert git_summary(tmp_path) == " Git branch main; 1 changed file: ?? app.py."
+
+
 def test_agents_md_from_two_levels_reaches_the_server(server, run_axon, project):
     sub = project / "services" / "api"
     sub.mkdir(parents=True)

@@ -47,13 +47,20 @@ def git_summary(cwd: Path) -> str:
     if status is None:
         return ""
     branch = _git(["symbolic-ref", "--short", "-q", "HEAD"], cwd) or _git(["rev-parse", "--short", "HEAD"], cwd)
-    changed = [line.strip() for line in status.splitlines() if line.strip()]
+    changed = [line.strip() for line in status.splitlines() if line.strip() and not _own_state(line)]
     text = f" Git branch {(branch or '').strip() or '(detached)'}"
     if not changed:
         return text + "; working tree clean."
     shown = ", ".join(changed[:MAX_STATUS_LINES])
     more = f", … and {len(changed) - MAX_STATUS_LINES} more" if len(changed) > MAX_STATUS_LINES else ""
     return f"{text}; {len(changed)} changed file{'s' if len(changed) != 1 else ''}: {shown}{more}."
+
+
+def _own_state(status_line: str) -> bool:
+    """A status line about axon's own state directory (``.axon/``): noise to the model, which took
+    it for a project directory to search."""
+    path = status_line[3:].split(" -> ")[-1].strip('"')
+    return path.startswith(".axon/") or path == ".axon" or "/.axon/" in path
 
 
 def _git_root(start: Path) -> Path | None:
