@@ -104,6 +104,7 @@ def test_claims_backed_by_successful_calls_are_accepted(registry, ctx):
     write = call("write_file", 1, path="hello.txt", content="hello\n")
     test = call("bash", 2, command="python -m pytest -q")
     c.saw([write, test], [ok(write), ok(test)])
+    (ctx.project_root / "hello.txt").write_text("hello\n")     # what the write did
     assert c.check("I have created hello.txt and ran the tests: all tests passed.") is None
 
 
@@ -221,7 +222,8 @@ def test_a_change_task_answered_without_any_change_is_sent_back_once(registry, c
     done = checks(task, registry, ctx)
     write = call("write_file", 2, path="x.txt", content="x")
     done.saw([write], [ok(write)])
-    assert done.check("Done: x.txt now holds x.") is None
+    assert not (done.check("Done: x.txt now holds x.") or "").startswith("Not done yet: the task asks")
+    # (whether x.txt was the file the task names is the *not in the files* check's: test_task_targets.py)
 
 
 @pytest.mark.parametrize("task", ["How do I delete a branch?", "Run the tests and tell me how many ran.",

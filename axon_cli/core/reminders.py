@@ -1,6 +1,6 @@
 """Reminders for final answers that are not grounded in what happened in this user turn.
 
-Five checks, each at most once per turn, on an answer that has no tool calls:
+Six checks, each at most once per turn, on an answer that has no tool calls:
 
 - *look first*: no tool has been called yet in this turn, and the task names a file or directory
   that exists in the project (or asks about the project's files): the reminder is the next step,
@@ -13,6 +13,8 @@ Five checks, each at most once per turn, on an answer that has no tool calls:
 - *unfinished change*: the task asks for a change (a clause opening with delete, create, fix, write
   …) and no call that may change something succeeded in this turn, and none was denied (a denial
   is the model's to explain, not to retry).
+- *not in the files*: something changed, but the files the task's change names do not show it —
+  the file to delete still exists (it was emptied), the file to change is as it was (``targets.py``).
 - *no answer*: the whole answer is "The task is complete." — say what the result is.
 
 Plain conversation ("hi", "what is a monad") and honest answers after real successful calls are
@@ -28,13 +30,14 @@ from typing import Any
 
 from axon_cli.core.nudges import TEXT_HINT, Nudger
 from axon_cli.core.repeats import read_only_call
+from axon_cli.core.targets import CHANGE_TASK, DELETE_VERBS, TaskTargets, file_mentions
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
 __all__ = ["AnswerChecks", "Guidance", "ATTACHED", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
-           "HANDED_OVER", "UNFINISHED", "NO_ANSWER", "CLAIM_MINE", "CLAIM_DONE", "CHANGE_TASK"]
+           "HANDED_OVER", "UNFINISHED", "NOT_THERE", "NO_ANSWER", "CLAIM_MINE", "CLAIM_DONE", "CHANGE_TASK"]
 
 ATTACHED = "\n\nAttached files:\n"     # what session/attach.py puts before the files a message attaches
 
@@ -48,6 +51,8 @@ UNFINISHED = ("Not done yet: the task asks you to {verb} something, but no tool 
               "anything. Do it now: {hint}. (If no change is needed, say so plainly and why.)")
 NO_ANSWER = ("Your reply only says the task is complete. Give the user the result itself (the value, the "
              "count, or what you changed), taken from the tool results above.")
+NOT_THERE = ("Not done yet: {fact}, but the task asks you to {verb} it. Do it now: {hint}. (If it is not "
+             "needed, say so plainly and why.)")
 HANDED_OVER = ("The user cannot call your tools or run commands for you: you have the tools. Take the step "
                "yourself now: {hint}. (If the task is already done, give the answer itself.)")
 
@@ -75,31 +80,8 @@ PROJECT_QUESTION = re.compile(
     r"|\bthe\s+(?:repo|repository|codebase|code\s?base)\b"
     r"|\bfiles?\s+(?:are\s+)?(?:here|in\s+(?:here|this|the\s+current))\b", re.I)
 
-CHANGE_TASK = re.compile(    # a clause of the task that asks for a change: "Delete x", "…; fix that value"
-    r"(?:^|[.;:!,]\s+|\b(?:and|then)\s+)(?:please\s+)?(delete|remove|create|add|change|set|fix|write|rename|"
-    r"replace|update|edit|append|insert|move|bump|implement|refactor)\b", re.I | re.M)
 BARE_DONE = re.compile(r"^\W*(?:the\s+)?task\s+(?:is|has\s+been)\s+(?:now\s+|already\s+)*(?:complete|completed|"
                        r"done|finished)\W*$", re.I)
-
-_TOKEN = re.compile(r"`([^`\s]+)`|([\w./-]+)")
-_KNOWN = {"Makefile", "Dockerfile", "Gemfile", "Rakefile", "Procfile", "Justfile", "Vagrantfile"}
-
-
-def file_mentions(text: str) -> list[str]:
-    """Words of ``text`` that look like paths: in backticks, with a slash or a dot inside, all capitals
-    (VERSION, README) or a well-known file name; in order, without duplicates. Whether they exist is
-    for the caller to check."""
-    found: list[str] = []
-    for m in _TOKEN.finditer(text):
-        word = (m.group(1) or m.group(2)).rstrip(".,;:!?\"')").lstrip("(\"'").removeprefix("./")
-        if not word or word in found:
-            continue
-        inner = word.rstrip("/")
-        if m.group(1) or "/" in word or "." in inner.strip(".") or (inner.isupper() and len(inner) >= 3) \
-                or inner in _KNOWN:
-            found.append(word)
-    return found
-
 
 class AnswerChecks:
     """One user turn's grounding checks; ``check`` answers with a reminder or None."""
@@ -116,6 +98,7 @@ class AnswerChecks:
         self.ran = False             # a successful shell command
         self.sent: set[str] = set()  # which reminders were sent this turn
         self.reason = ""             # why the last reminder was sent, for a Notice event
+        self.targets = TaskTargets(task.partition(ATTACHED)[0], ctx)   # the files it names, as they were
 
     def saw(self, calls: list[ToolCall], results: list[CallResult]) -> None:
         self.called = self.called or bool(calls)
@@ -135,7 +118,7 @@ class AnswerChecks:
         if not answer.strip() or not self.registry.active():
             return None
         for name, reminder in (("ground", self._ground), ("claim", self._claim), ("handed", self._handed),
-                               ("unfinished", self._unfinished), ("bare", self._bare)):
+                               ("unfinished", self._unfinished), ("target", self._target), ("bare", self._bare)):
             if name in self.sent:
                 continue
             text = reminder(answer)
@@ -193,6 +176,25 @@ class AnswerChecks:
             return None     # a change the user or the rules denied is the model's to explain, not to retry
         self.reason = "the task asks for a change and nothing was changed; told the model to do it"
         return UNFINISHED.format(verb=wanted.group(1).lower(), hint=self.hint or "call one of your tools")
+
+    def _target(self, answer: str) -> str | None:
+        """Something changed, but not what the task names: the file to delete is still there (it was
+        emptied), the file to change is as it was."""
+        asked = self.task.partition(ATTACHED)[0].strip()
+        if not self.changed or self.denied or QUESTION.search(asked):
+            return None     # nothing changed at all: the *unfinished* check's case
+        unmet = self.targets.unmet()
+        if unmet is None:
+            return None
+        fact, verb, path = unmet
+        if verb in DELETE_VERBS and self.registry.is_active("bash"):
+            hint = self._call("bash", {"command": TaskTargets.delete_command(path)})
+        elif verb not in ("create", "write") and self.registry.is_active("read_file"):
+            hint = f"read it ({self._call('read_file', {'path': path})}), then change it"
+        else:
+            hint = self.hint or "call one of your tools"
+        self.reason = f"the task's change is not in the files ({fact}); told the model to do it"
+        return NOT_THERE.format(fact=fact, verb=verb, hint=hint)
 
     def _bare(self, answer: str) -> str | None:
         if not BARE_DONE.match(answer.strip()):
