@@ -230,3 +230,16 @@ def test_edit_preview_is_the_diff_it_would_make(tools: Tools) -> None:
     assert spec.preview(inp, tools.ctx) == "--- a/v.py\n+++ b/v.py\n@@ -1,2 +1,2 @@\n a\n-b\n+c"
     assert path.read_bytes() == b"a\nb\n"
     assert spec.preview(EditFileInput(path="v.py", old_string="q", new_string="c"), tools.ctx) == ""
+
+
+def test_the_files_own_name_as_old_string_says_how_to_delete_or_rename(tools: Tools) -> None:
+    # a small model "deletes" a file with edit_file(old_string=<its name>, new_string="")
+    path = _file(tools, "notes/old_notes.txt", b"meeting moved to room 4\n", read=False)
+    for old, new in (("old_notes.txt", ""), ("notes/old_notes.txt", "notes/old_notes.txt")):
+        res = tools.call("edit_file", path="notes/old_notes.txt", old_string=old, new_string=new)
+        assert not res.ok
+        assert "old_string is the name of the file, not text in it" in res.content
+        assert "rm notes/old_notes.txt with bash" in res.content
+    assert path.read_bytes() == b"meeting moved to room 4\n"
+    _file(tools, "names.txt", b"see names.txt\n")            # the name really is in the text: a normal edit
+    assert tools.call("edit_file", path="names.txt", old_string="names.txt", new_string="list.txt").ok

@@ -121,3 +121,40 @@ def test_once_per_turn_means_a_new_turn_may_be_reminded_again(server, run_axon, 
     reminded = [q for q in server.requests if q.messages[-1]["content"].startswith("Nothing has been changed")]
     unfinished = [q for q in server.requests if q.messages[-1]["content"].startswith("Not done yet")]
     assert len(server.requests) == 6 and len(reminded) == 2 and len(unfinished) == 2
+
+
+def test_a_change_to_the_wrong_place_is_sent_back_and_a_shown_edit_is_made(server, run_axon, project):
+    # what a 1.5B model did: ran an unrelated command, answered; then showed the right edit among prose
+    (project / "app").mkdir()
+    (project / "app" / "limits.py").write_text("MAX_RETRIES = 3\nTIMEOUT_S = 20\n")
+    fence = "```json\n{}\n```"
+    edit = {"name": "edit_file", "arguments": {"path": "app/limits.py", "old_string": "MAX_RETRIES = 3",
+                                               "new_string": "MAX_RETRIES = 12"}}
+    server.add(text_reply(fence.format(json.dumps({"name": "bash", "arguments": {"command": "touch other.txt"}}))),
+               text_reply("The value of MAX_RETRIES is 12."),
+               text_reply(fence.format(json.dumps({"name": "read_file", "arguments": {"path": "app/limits.py"}}))),
+               text_reply("It is 3 now. To set it to 12, edit the file:\n" + fence.format(json.dumps(edit))
+                          + "\nAfter this it is 12."),
+               text_reply("MAX_RETRIES is now 12 in app/limits.py."), text_reply("unused"))
+    r = run_axon("run", "Set MAX_RETRIES in app/limits.py to 12.", "--yes", "--output-format", "stream-json")
+    assert r.code == 0, r.stderr
+    reminder = server.requests[2].messages[-1]["content"]
+    assert reminder.startswith("Not done yet: app/limits.py has not changed, but the task asks you to set it")
+    assert (project / "app" / "limits.py").read_text() == "MAX_RETRIES = 12\nTIMEOUT_S = 20\n"
+    assert events(r.stdout)[-1]["result"] == "MAX_RETRIES is now 12 in app/limits.py."
+    assert len(server.requests) == 5
+
+
+def test_a_file_emptied_instead_of_deleted_gets_the_rm_step(server, run_axon, project):
+    (project / "old_notes.txt").write_text("meeting moved to room 4\n")
+    server.add(tool_reply(("read_file", {"path": "old_notes.txt"})),
+               tool_reply(("write_file", {"path": "old_notes.txt", "content": ""})),
+               text_reply("The file old_notes.txt has been deleted."),
+               tool_reply(("bash", {"command": "rm old_notes.txt"})), text_reply("Deleted old_notes.txt."),
+               text_reply("unused"))
+    r = run_axon("run", "Delete the file old_notes.txt; it is no longer needed.", "--yes")
+    assert r.code == 0, r.stderr
+    reminder = server.requests[3].messages[-1]["content"]
+    assert reminder.startswith("Not done yet: old_notes.txt still exists, but the task asks you to delete it")
+    assert 'call bash with {"command": "rm old_notes.txt"}' in reminder
+    assert not (project / "old_notes.txt").exists() and r.stdout == "Deleted old_notes.txt.\n"

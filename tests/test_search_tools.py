@@ -183,3 +183,28 @@ def test_search_skips_sensitive_files_unless_named(tmp_path, backend, monkeypatc
     assert "ignoring case" not in other_case      # a match only in a sensitive file is not even counted
     named = search(ctx, SearchFilesInput(pattern="DB_HOST", path=".env"), backend=backend).text
     assert "prod.example" in named
+
+
+def test_a_search_that_finds_nothing_shows_what_a_looser_one_finds(tools: Tools) -> None:
+    # a 1.5B model searched ^version = '(.+)'$ for a double-quoted value and answered "not declared"
+    _tree(tools.root, {"pyproject.toml": '[project]\nname = "larkspur"\nversion  =  "0.4.2"\n',
+                       ".env": 'version = "secret"\n'})
+    out = tools.ok("search_files", pattern="^version = '(.+)'$")
+    assert out == ("no exact matches for \"^version = '(.+)'$\" in .; a looser search (either quote, no ^/$ "
+                   "anchors, any spacing, any case) finds:\npyproject.toml:3: version  =  \"0.4.2\"")
+    assert "secret" not in out                                  # the same skips as the search itself
+    assert tools.ok("search_files", pattern="^release = '(.+)'$") == "no matches for \"^release = '(.+)'$\" in ."
+
+
+def test_the_definition_among_uses_is_pointed_out(tools: Tools) -> None:
+    _tree(tools.root, {"pkg/net/fetch.py": "from pkg.net.policy import RETRY_CAP\n\n\ndef f(n):\n"
+                                           "    return min(2 ** n, RETRY_CAP)\n",
+                       "pkg/net/policy.py": "RETRY_CAP = 95\n",
+                       "lib/util.py": "def helper():\n    return 1\n", "lib/use.py": "helper()\nx = helper\n"})
+    out = tools.ok("search_files", pattern="RETRY_CAP")
+    assert out.splitlines()[0] == "pkg/net/fetch.py:1: from pkg.net.policy import RETRY_CAP"
+    assert out.endswith("\n[RETRY_CAP is defined at pkg/net/policy.py:1; the other lines use it]")
+    assert tools.ok("search_files", pattern="helper").endswith("[helper is defined at lib/util.py:1; the other "
+                                                               "lines use it]")
+    assert "defined at" not in tools.ok("search_files", pattern="RETRY_CAP", path="pkg/net/policy.py")
+    assert "defined at" not in tools.ok("search_files", pattern="return")    # not a name anyone defines

@@ -106,3 +106,12 @@ def test_paths_outside_the_project_are_not_targets(ctx, tmp_path):
     outside = tmp_path / "elsewhere.txt"
     outside.write_text("x")
     assert TaskTargets(f"Delete {outside} now.", ctx).targets == []
+
+
+def test_an_unfinished_delete_names_the_rm_call_and_a_failed_rm_is_no_change(ctx):
+    c = AnswerChecks("Delete old_notes.txt.", NATIVE_HINT, ToolRegistry.with_builtins(), ctx)
+    rm = ToolCall("c1", "bash", json.dumps({"command": "rm notes/OBSOLETE"}))
+    c.saw([rm], [CallResult("c1", "bash", "rm: cannot remove", True, display={"exit_code": 1})])
+    reminder = c.check("The file does not exist.") or ""
+    assert reminder.startswith("Not done yet: the task asks you to delete something")
+    assert 'call bash with {"command": "rm old_notes.txt"}' in reminder

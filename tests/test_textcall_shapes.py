@@ -228,3 +228,35 @@ def test_python_code_is_never_a_call(reply, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert whole_reply_calls(reply) is None
     assert not (tmp_path / "pwned").exists()
+
+
+def test_auto_runs_a_fenced_call_among_prose_only_when_the_user_asked_for_a_change(registry):
+    prose = ("The value is 3. To set it to 12, edit the file:\n```json\n"
+             + json.dumps({"name": "edit_file", "arguments": {"path": "app/limits.py", "old_string": "X = 3",
+                                                               "new_string": "X = 12"}})
+             + "\n```\nAfter this the value is 12.")
+    for task, runs in (("Set X in app/limits.py to 12.", True), ("How would I set X to 12?", False),
+                       ("what is X?", False), ("", False)):
+        for protocol, expected in (("auto", runs), ("native", False)):
+            proto = make_protocol(Settings(tool_protocol=protocol), registry)
+            proto.new_turn(task)
+            turn = proto.extract_calls(AssistantTurn(content=prose), registry)
+            assert [c.name for c in turn.tool_calls] == (["edit_file"] if expected else []), (task, protocol)
+
+
+@pytest.mark.parametrize("protocol", ["auto", "text"])
+def test_a_change_written_after_a_read_in_the_same_reply_waits_for_the_read(registry, protocol):
+    read = {"name": "read_file", "arguments": {"path": "config/db.toml"}}
+    write = {"name": "edit_file", "arguments": {"path": "dbname.txt", "old_string": "", "new_string": "{{db_name}}"}}
+    proto = make_protocol(Settings(tool_protocol=protocol), registry)
+    proto.new_turn("Read the name from config/db.toml and write it into dbname.txt.")
+    turn = proto.extract_calls(AssistantTurn(content=json.dumps([read, write])), registry)
+    assert [c.name for c in turn.tool_calls] == ["read_file"]
+    assert turn.call_errors == ["Error: edit_file was not run: it came after read_file in the same reply, so it "
+                                "was written before that result was seen. The result is above now: make the "
+                                "edit_file call again, using what it shows."]
+    first_write = proto.extract_calls(AssistantTurn(content=json.dumps([write, read])), registry)
+    assert [c.name for c in first_write.tool_calls] == ["edit_file", "read_file"]   # write, then read it back
+    native = AssistantTurn(content="", tool_calls=[ToolCall("c1", "read_file", json.dumps(read["arguments"])),
+                                                   ToolCall("c2", "edit_file", json.dumps(write["arguments"]))])
+    assert len(proto.extract_calls(native, registry).tool_calls) == 2   # native calls are never held

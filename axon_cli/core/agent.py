@@ -57,12 +57,12 @@ class ToolProtocol(Protocol):
 
     def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]: ...
 
-    def new_turn(self) -> None:
-        """A user turn begins (a protocol's per-turn memory starts afresh)."""
+    def new_turn(self, task: str = "") -> None:
+        """A user turn begins with ``task`` (a protocol's per-turn memory starts afresh)."""
 
 
 class NativeProtocol:
-    def new_turn(self) -> None:
+    def new_turn(self, task: str = "") -> None:
         pass
 
     def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:
@@ -145,7 +145,7 @@ class Agent:
         continued: list[str] = []
         sent_back = False       # a Stop hook already sent the agent back to work this turn
         self._repeats = RepeatGuard(self.registry)
-        self.protocol.new_turn()
+        self.protocol.new_turn(task)
         nudger = Guidance(task, getattr(self.protocol, "call_hint", None), self.registry, self.ctx)
         try:
             while turns < limit:

@@ -27,9 +27,12 @@ from typing import Any
 
 from axon_cli.config import Settings
 from axon_cli.core.agent import NativeProtocol, ToolProtocol
+from axon_cli.core.callorder import hold_blind_changes
 from axon_cli.core.debuglog import shown
 from axon_cli.core.llm import AssistantTurn, LLMClient
 from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT
+from axon_cli.core.repeats import call_key
+from axon_cli.core.targets import is_change_task
 from axon_cli.core.textcalls import parse_text_calls
 from axon_cli.core.toolprompt import auto_block, compact_tool, family_for, later_tools, tools_block
 from axon_cli.events import EventSink, Notice
@@ -79,11 +82,13 @@ class _TextCalls:
         self._last_calls: list[str] = []
         self._applied: set[str] = set()   # successful edits of this user turn (name + arguments)
         self._told_to_search = False       # SEARCH_AGAIN was sent in this turn
+        self._change_task = False          # this turn's task asks for a change (see AutoProtocol)
 
-    def new_turn(self) -> None:
+    def new_turn(self, task: str = "") -> None:
         self._applied = set()
         self._last_calls = []
         self._told_to_search = False
+        self._change_task = is_change_task(task)
 
     def _text_calls(self, turn: AssistantTurn, registry: ToolRegistry, prose: bool = True,
                     whole_only: bool = False) -> tuple[list[ToolCall], list[str]]:
@@ -112,10 +117,16 @@ class _TextCalls:
 
     def _without_done_edits(self, calls: list[ToolCall], errors: list[str]) -> list[ToolCall]:
         """A small model re-sends an edit already applied in this turn: not run again (an insertion
-        would be made twice)."""
-        repeats = [c for c in calls if _key(c) in self._applied]
+        would be made twice); a change written after a read in the same reply waits for the read
+        (``callorder``)."""
+        repeats = [c for c in calls if call_key(c) in self._applied]
         errors.extend(ALREADY_DONE.format(name=c.name) for c in repeats)
-        return [c for c in calls if c not in repeats]
+        calls = [c for c in calls if c not in repeats]
+        if self._registry is None:
+            return calls
+        calls, held = hold_blind_changes(calls, self._registry)
+        errors.extend(held)
+        return calls
 
     def _framed_results(self, turn: AssistantTurn, results: list[CallResult],
                         extra: list[str]) -> list[dict[str, Any]]:
@@ -123,9 +134,9 @@ class _TextCalls:
         pointed out, and the model is told to answer once the task is complete rather than act on
         the result again. Results of native calls stay plain tool messages."""
         texts = {c.id for c in turn.tool_calls if c.source != "native"}
-        calls = [_key(c) for c in turn.tool_calls]
+        calls = [call_key(c) for c in turn.tool_calls]
         ok = {r.call_id for r in results if r.ok and self._is_edit(r.name)}
-        self._applied |= {_key(c) for c in turn.tool_calls if c.id in ok}
+        self._applied |= {call_key(c) for c in turn.tool_calls if c.id in ok}
         if texts and calls == self._last_calls:
             many = len(calls) > 1
             extra.append(REPEATED.format(s="s" if many else "", it="them" if many else "it"))
@@ -187,13 +198,6 @@ class TextProtocol(_TextCalls):
         return self._framed_results(turn, results, extra)
 
 
-def _key(call: ToolCall) -> str:
-    try:
-        return f"{call.name}:{json.dumps(json.loads(call.arguments), sort_keys=True)}"
-    except ValueError:
-        return f"{call.name}:{call.arguments}"
-
-
 class AutoProtocol(_TextCalls):
     """Native tools; a reply without native calls may hold text calls. ``strict`` (the ``native``
     protocol): only a reply of nothing but calls, or ``<tool_call>`` tags, and no prompt note."""
@@ -222,8 +226,11 @@ class AutoProtocol(_TextCalls):
         self._registry = registry
         if turn.tool_calls:
             return turn
-        # malformed text among prose is never reported; a reply of nothing but calls is
-        calls, errors = self._text_calls(turn, registry, prose=False, whole_only=self.strict)
+        # malformed text among prose is never reported; a reply of nothing but calls is. A fenced
+        # call among prose is run only when the user asked for a change (a small model shows the
+        # exact edit it means to make and explains it; "how would I call X?" is never run)
+        prose = self._change_task and not self.strict
+        calls, errors = self._text_calls(turn, registry, prose=prose, whole_only=self.strict)
         calls = self._without_done_edits(calls, errors)
         if calls:
             names = ", ".join(c.name for c in calls)

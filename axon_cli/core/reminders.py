@@ -30,7 +30,7 @@ from typing import Any
 
 from axon_cli.core.nudges import TEXT_HINT, Nudger
 from axon_cli.core.repeats import read_only_call
-from axon_cli.core.targets import CHANGE_TASK, DELETE_VERBS, TaskTargets, file_mentions
+from axon_cli.core.targets import ATTACHED, CHANGE_TASK, DELETE_VERBS, QUESTION, TaskTargets, file_mentions
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
@@ -39,7 +39,6 @@ from axon_cli.tools.spec import ToolContext
 __all__ = ["AnswerChecks", "Guidance", "ATTACHED", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
            "HANDED_OVER", "UNFINISHED", "NOT_THERE", "NO_ANSWER", "CLAIM_MINE", "CLAIM_DONE", "CHANGE_TASK"]
 
-ATTACHED = "\n\nAttached files:\n"     # what session/attach.py puts before the files a message attaches
 
 GROUND = ("Look before you answer: nothing in this project has been read yet in this turn, and the task "
           "names {path}. Your next step:\n{call}\nThen answer from what it shows.")
@@ -73,8 +72,6 @@ _RUN_WORDS = re.compile(r"\b(?:ran|run|executed|tested|tests?\s+(?:now\s+)?pass(
 TO_USER_COMMAND = re.compile(
     r"\b(?:use|run|execute|try|type|enter)\s+the\s+following\s+(?:commands?|code|script|call)\b"
     r"|\byou\s+(?:can|could|should|need\s+to|must)\s+(?:now\s+)?run\b", re.I)
-QUESTION = re.compile(r"^(?:how|what|why|which|who|when|where|can|could|should|would|is|are|do|does|explain)\b"
-                      r"|\?$", re.I)
 PROJECT_QUESTION = re.compile(
     r"\b(?:this|my|our|current)\s+(?:project|repo|repository|codebase|code\s?base|directory|folder|workspace)\b"
     r"|\bthe\s+(?:repo|repository|codebase|code\s?base)\b"
@@ -111,7 +108,8 @@ class AnswerChecks:
                 continue
             if spec.category == "shell":
                 self.ran = True
-            if not read_only_call(self.registry, call):
+            failed = spec.category == "shell" and result.display.get("exit_code") not in (0, None)
+            if not read_only_call(self.registry, call) and not failed:   # `rm x` that failed changed nothing
                 self.changed = True
 
     def check(self, answer: str) -> str | None:
@@ -175,7 +173,9 @@ class AnswerChecks:
         if self.changed or self.denied or wanted is None or QUESTION.search(asked):
             return None     # a change the user or the rules denied is the model's to explain, not to retry
         self.reason = "the task asks for a change and nothing was changed; told the model to do it"
-        return UNFINISHED.format(verb=wanted.group(1).lower(), hint=self.hint or "call one of your tools")
+        unmet = self.targets.unmet()
+        hint = self._step(unmet[1], unmet[2]) if unmet else self.hint or "call one of your tools"
+        return UNFINISHED.format(verb=wanted.group(1).lower(), hint=hint)
 
     def _target(self, answer: str) -> str | None:
         """Something changed, but not what the task names: the file to delete is still there (it was
@@ -187,14 +187,19 @@ class AnswerChecks:
         if unmet is None:
             return None
         fact, verb, path = unmet
-        if verb in DELETE_VERBS and self.registry.is_active("bash"):
-            hint = self._call("bash", {"command": TaskTargets.delete_command(path)})
-        elif verb not in ("create", "write") and self.registry.is_active("read_file"):
-            hint = f"read it ({self._call('read_file', {'path': path})}), then change it"
-        else:
-            hint = self.hint or "call one of your tools"
         self.reason = f"the task's change is not in the files ({fact}); told the model to do it"
-        return NOT_THERE.format(fact=fact, verb=verb, hint=hint)
+        return NOT_THERE.format(fact=fact, verb=verb, hint=self._step(verb, path))
+
+    def _step(self, verb: str, path: str) -> str:
+        """The next step for a change the files do not show yet: the exact ``rm`` call for a file to
+        delete, reading the file to change (then editing it), else the protocol's general hint."""
+        if verb in DELETE_VERBS and self.registry.is_active("bash"):
+            return self._call("bash", {"command": TaskTargets.delete_command(path)})
+        if verb not in ("create", "write") and self.registry.is_active("read_file"):
+            if self.ctx.file_state.get(self.ctx.resolve(path)) is not None and self.registry.is_active("edit_file"):
+                return f"change it with edit_file ({path} has been read)"
+            return f"read it ({self._call('read_file', {'path': path})}), then change it"
+        return self.hint or "call one of your tools"
 
     def _bare(self, answer: str) -> str | None:
         if not BARE_DONE.match(answer.strip()):

@@ -24,7 +24,8 @@ from pathlib import Path
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["Target", "TaskTargets", "CHANGE_TASK", "DELETE_VERBS", "SENTENCE_END", "file_mentions"]
+__all__ = ["Target", "TaskTargets", "CHANGE_TASK", "QUESTION", "DELETE_VERBS", "SENTENCE_END", "file_mentions",
+           "is_change_task"]
 
 DELETE_VERBS = frozenset({"delete", "remove"})
 SENTENCE_END = re.compile(r"(?<=[.;!?])\s+|\n+")
@@ -32,6 +33,17 @@ SENTENCE_END = re.compile(r"(?<=[.;!?])\s+|\n+")
 CHANGE_TASK = re.compile(    # a clause of the task that asks for a change: "Delete x", "…; fix that value"
     r"(?:^|[.;:!,]\s+|\b(?:and|then)\s+)(?:please\s+)?(delete|remove|create|add|change|set|fix|write|rename|"
     r"replace|update|edit|append|insert|move|bump|implement|refactor)\b", re.I | re.M)
+QUESTION = re.compile(r"^(?:how|what|why|which|who|when|where|can|could|should|would|is|are|do|does|explain)\b"
+                      r"|\?$", re.I)
+ATTACHED = "\n\nAttached files:\n"     # what session/attach.py puts before the files a message attaches
+
+
+def is_change_task(task: str) -> bool:
+    """The user asks for a change (a clause opening with delete, create, fix …), not a question."""
+    asked = task.partition(ATTACHED)[0].strip()
+    return bool(CHANGE_TASK.search(asked)) and not QUESTION.search(asked)
+
+
 _TOKEN = re.compile(r"`([^`\s]+)`|([\w./-]+)")
 _KNOWN = {"Makefile", "Dockerfile", "Gemfile", "Rakefile", "Procfile", "Justfile", "Vagrantfile"}
 

@@ -8,6 +8,7 @@ BOM, line endings, the final newline and the file mode, and are atomic.
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,9 +85,19 @@ def empty_old_string_message(rel: str, text: str) -> str:
             "use write_file.")
 
 
+def file_name_message(rel: str) -> str:
+    """old_string was the file's own name (a small model's way of asking to delete or rename it)."""
+    return (f"old_string is the name of the file, not text in it: edit_file replaces text inside {rel}. Read "
+            "the file (read_file), then give the exact text to change as old_string and what replaces it as "
+            f"new_string. To delete the file instead, run rm {shlex.quote(rel)} with bash; to rename it, mv.")
+
+
 def plan_edit(inp: EditFileInput, ctx: ToolContext) -> Plan:
     path = ctx.resolve(inp.path)
     rel = ctx.relative(path)
+    if inp.old_string.strip() in {rel, path.name, inp.path.strip()} and path.is_file() and \
+            inp.old_string not in _existing_file(ctx, path)[0].text:
+        raise ToolError(file_name_message(rel))
     if inp.old_string == inp.new_string:
         raise ToolError("old_string and new_string are identical, so nothing would change: old_string must be "
                         "the text as it is now in the file (read_file shows it) and new_string the corrected "

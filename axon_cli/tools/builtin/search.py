@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import heapq
 import os
-import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,14 @@ from axon_cli.tools.ripgrep import (
     grep_python,
     grep_rg,
     list_files_rg,
+)
+from axon_cli.tools.search_notes import (
+    LOOSE_MAX,
+    Matching,
+    case_note,
+    definition_note,
+    file_name_note,
+    looser_lines,
 )
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
 from axon_cli.tools.walk import compile_glob, walk_files
@@ -149,37 +156,42 @@ def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) 
     note = (f"\n[{len(skipped_sensitive)} sensitive file(s) not searched ({', '.join(sorted(skipped_sensitive)[:5])}); "
             "name one as the path to search it (it asks permission)]" if skipped_sensitive else "")
     if not shown:
-        if not inp.ignore_case:
-            note += _other_case_note(ctx, inp, base, grep, keep, base_is_sensitive)
-        if _FILE_NAME.match(inp.pattern):
-            note += FILE_NAME_NOTE.format(name=inp.pattern.rsplit("/", 1)[-1])
-        return ToolOutput(f"no matches for {inp.pattern!r} in {ctx.relative(base)}{note}", summary="0 matches",
-                          found_nothing=True)
+        return _nothing_found(ctx, inp, base, _matching(ctx, base, grep, keep, base_is_sensitive), note)
     lines = [f"{rel}:{number}: {text}" for rel, number, text in shown]
     if found.total > len(shown):
         shown_files = len({rel for rel, _, _ in shown})
         lines.append(f"[… {found.total - len(shown)} more matches not shown "
                      f"({found.total} in {len(files)} files, {shown_files} shown): narrow the pattern, "
                      "path or glob]")
+    note = definition_note(inp.pattern, shown) + note
     return ToolOutput("\n".join(lines) + note, summary=f"{found.total} matches in {len(files)} files")
 
 
-_FILE_NAME = re.compile(r"^[\w./-]*\.[A-Za-z]\w{0,5}$")    # settings.ini, data/orders.csv: not a regex
-FILE_NAME_NOTE = ("\n[search_files looks for text inside files; to find a file by its name, use list_files "
-                  "with pattern \"**/{name}\"]")
-
-
-def _other_case_note(ctx: ToolContext, inp: SearchFilesInput, base: Path, grep: Any, keep: Any,
-                     base_is_sensitive: bool) -> str:
-    """After a case-sensitive search found nothing: how many lines match ignoring case (a small
-    model searches ``todo`` for ``TODO`` and then repeats the same search)."""
+def _matching(ctx: ToolContext, base: Path, grep: Any, keep: Any, base_is_sensitive: bool) -> Matching:
+    """Another search of the same files (the same skips, never a sensitive file unless named)."""
     relative = _relative(ctx)
-    n = sum(1 for p, _number, _text in grep(base, inp.pattern, True, ctx.check_cancelled)
-            if keep(p) and (base_is_sensitive or sensitive_reason(relative(p)) is None))
-    if not n:
-        return ""
-    return (f"\n[the search is case-sensitive: {n} line{'s' if n != 1 else ''} match ignoring case; "
-            "search again with ignore_case true]")
+
+    def matching(pattern: str, ignore_case: bool) -> Iterable[tuple[str, int, str]]:
+        for p, number, text in grep(base, pattern, ignore_case, ctx.check_cancelled):
+            rel = relative(p) if keep(p) else None
+            if rel is not None and (base_is_sensitive or sensitive_reason(rel) is None):
+                yield rel, number, text[:MAX_MATCH_CHARS]
+    return matching
+
+
+def _nothing_found(ctx: ToolContext, inp: SearchFilesInput, base: Path, matching: Matching,
+                   note: str) -> ToolOutput:
+    """No match: what a case-insensitive search would find, else the lines a looser search finds."""
+    where = ctx.relative(base)
+    case = "" if inp.ignore_case else case_note(inp.pattern, matching)
+    loose = [] if case else looser_lines(inp.pattern, matching)
+    if loose:
+        more = "" if len(loose) <= LOOSE_MAX else "\n[… more not shown: search with a closer pattern]"
+        return ToolOutput(f"no exact matches for {inp.pattern!r} in {where}; a looser search (either quote, "
+                          "no ^/$ anchors, any spacing, any case) finds:\n" + "\n".join(loose[:LOOSE_MAX])
+                          + more + note, summary=f"0 matches, {min(len(loose), LOOSE_MAX)} loosely")
+    return ToolOutput(f"no matches for {inp.pattern!r} in {where}{note}{case}{file_name_note(inp.pattern)}",
+                      summary="0 matches", found_nothing=True)
 
 
 def _list_handler(inp: ListFilesInput, ctx: ToolContext) -> ToolOutput:

@@ -1,0 +1,88 @@
+"""What ``search_files`` says beside its matches, for the ways small models search.
+
+- Nothing matched, case-sensitively, but lines match ignoring case: how many (``todo`` for ``TODO``).
+- Nothing matched at all, but a looser search finds lines: with either quote, no ``^``/``$``
+  anchors, any spacing and any case (``^version = '(.+)'$`` for ``version = "0.4.2"``). Those lines
+  are shown, said to be from the looser search, instead of "no matches" and a guess.
+- The pattern is a file name: search looks inside files; ``list_files`` finds names.
+- The pattern is a name, and among the matches are the lines that define it and lines that use
+  it: which is the definition (a question "which file defines X" is otherwise answered with the
+  first file that imports it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+__all__ = ["Matching", "case_note", "looser", "looser_lines", "file_name_note", "definition_note",
+           "LOOSE_MAX"]
+
+Matching = Callable[[str, bool], Iterable[tuple[str, int, str]]]   # (pattern, ignore_case) -> matches
+LOOSE_MAX = 10                  # lines a looser search shows
+
+_FILE_NAME = re.compile(r"^[\w./-]*\.[A-Za-z]\w{0,5}$")    # settings.ini, data/orders.csv: not a regex
+_NAME = re.compile(r"^[A-Za-z_]\w*$")
+_ASSIGN = (r"^\s*(?:export\s+)?(?:(?:const|let|var|val|final|static|public|private|protected|readonly|pub)\s+)*"
+           r"{name}\s*(?::[^=\n]*)?=(?!=)")
+_DECLARE = (r"^\s*(?:export\s+)?(?:(?:pub|async|public|private|protected|static|abstract|default)\s+)*"
+            r"(?:def|class|function|fn|func|type|struct|enum|interface|trait|module|object)\s+{name}\b"
+            r"|^\s*#\s*define\s+{name}\b")
+
+
+def case_note(pattern: str, matching: Matching) -> str:
+    n = sum(1 for _ in matching(pattern, True))
+    if not n:
+        return ""
+    return (f"\n[the search is case-sensitive: {n} line{'s' if n != 1 else ''} match ignoring case; "
+            "search again with ignore_case true]")
+
+
+def looser(pattern: str) -> str | None:
+    """The pattern with its anchors dropped, quotes either way and any spacing; None when that is
+    the same pattern (or it is not a valid regex)."""
+    loose = pattern.removeprefix("^")
+    if loose.endswith("$") and not loose.endswith("\\$"):
+        loose = loose[:-1]
+    if "[" not in loose:                       # quotes inside a character class stay as written
+        loose = re.sub(r"['\"]", "[\"']", loose)
+    loose = re.sub(r"(?:\\s| )+", r"\\s*", loose)
+    if loose == pattern:
+        return None
+    try:
+        re.compile(loose)
+    except re.error:
+        return None
+    return loose
+
+
+def looser_lines(pattern: str, matching: Matching) -> list[str]:
+    loose = looser(pattern)
+    if loose is None:
+        return []
+    found: list[str] = []
+    for rel, number, text in matching(loose, True):
+        found.append(f"{rel}:{number}: {text}")
+        if len(found) > LOOSE_MAX:
+            break
+    return sorted(found)
+
+
+def file_name_note(pattern: str) -> str:
+    if not _FILE_NAME.match(pattern):
+        return ""
+    name = pattern.rsplit("/", 1)[-1]
+    return (f"\n[search_files looks for text inside files; to find a file by its name, use list_files "
+            f"with pattern \"**/{name}\"]")
+
+
+def definition_note(pattern: str, shown: list[tuple[str, int, str]]) -> str:
+    """Which of the lines define ``pattern`` (a plain name) when others only use it."""
+    name = pattern.removeprefix("\\b").removesuffix("\\b")
+    if not _NAME.match(name):
+        return ""
+    defines = re.compile(_ASSIGN.format(name=name) + "|" + _DECLARE.format(name=name))
+    where = [f"{rel}:{number}" for rel, number, text in shown if defines.search(text)]
+    if not where or len(where) == len(shown):
+        return ""
+    return f"\n[{name} is defined at {', '.join(where[:3])}; the other lines use it]"
