@@ -208,3 +208,20 @@ def test_the_definition_among_uses_is_pointed_out(tools: Tools) -> None:
                                                                "lines use it]")
     assert "defined at" not in tools.ok("search_files", pattern="RETRY_CAP", path="pkg/net/policy.py")
     assert "defined at" not in tools.ok("search_files", pattern="return")    # not a name anyone defines
+
+
+def test_a_file_name_as_the_pattern_points_to_the_file_or_searches_its_stem(tools: Tools) -> None:
+    _tree(tools.root, {"data/orders.csv": "id,total\n1,9\n",
+                       "billing/lines.py": "def parse_invoice_line(s):\n    return s\n",
+                       "billing/use.py": "from billing.lines import parse_invoice_line\n"})
+    assert tools.ok("search_files", pattern="^data/orders.csv$") == (
+        "no matches for '^data/orders.csv$' in .\n[search_files looks for text inside files; data/orders.csv "
+        "is a file: to see its content, read_file with path \"data/orders.csv\"]")
+    assert tools.ok("search_files", pattern="parse_invoice_line.py") == (
+        "no exact matches for 'parse_invoice_line.py' in .; a looser search (the file name's stem, any case) "
+        "finds:\nbilling/lines.py:1: def parse_invoice_line(s):\n"
+        "billing/use.py:1: from billing.lines import parse_invoice_line\n"
+        "[parse_invoice_line is defined at billing/lines.py:1; the other lines use it]")
+    assert tools.ok("search_files", pattern="notes.md") == (
+        "no matches for 'notes.md' in .\n[search_files looks for text inside files; to find a file by its name, "
+        "use list_files with pattern \"**/notes.md\"]")

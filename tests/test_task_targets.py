@@ -115,3 +115,14 @@ def test_an_unfinished_delete_names_the_rm_call_and_a_failed_rm_is_no_change(ctx
     reminder = c.check("The file does not exist.") or ""
     assert reminder.startswith("Not done yet: the task asks you to delete something")
     assert 'call bash with {"command": "rm old_notes.txt"}' in reminder
+
+
+def test_a_change_sentence_without_a_path_refers_to_the_file_named_before_it(ctx):
+    (ctx.project_root / "check.py").write_text("print('OK')\n")
+    (ctx.project_root / "app.ini").write_text("workers=64\n")
+    task = "Run python3 check.py. It reports a bad value in app.ini; fix that value so the check prints OK."
+    assert [t.paths.keys() for t in TaskTargets(task, ctx).targets] == [{"app.ini": None}.keys()]
+    reminder = after_a_change(task, ctx).check("The value must be 1..16.") or ""
+    assert reminder.startswith("Not done yet: app.ini has not changed, but the task asks you to fix it")
+    # a delete never guesses: "that file" is for the model to find
+    assert TaskTargets("One of the files in app/ is marked OBSOLETE. Delete that file.", ctx).targets == []

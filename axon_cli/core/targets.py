@@ -6,7 +6,8 @@ paths in the project: when the turn starts, each named path's state is noted (wh
 its size and mtime). When the model answers, the files say whether the change happened:
 
 - *delete*, *remove*: every named path that existed is expected to be gone;
-- any other verb: at least one named path is expected to be new or different.
+- any other verb: at least one named path is expected to be new or different; a sentence that
+  names no path ("… a bad value in app.ini; fix that value") refers to the file named last before it.
 
 So an answer after emptying a file it was asked to delete, or after changing something else than
 the file it was asked to change, is sent back with the fact ("old_notes.txt still exists"), not
@@ -89,15 +90,29 @@ class TaskTargets:
     def __init__(self, task: str, ctx: ToolContext) -> None:
         self.ctx = ctx
         self.targets: list[Target] = []
-        for sentence in SENTENCE_END.split(task):
+        sentences = SENTENCE_END.split(task)
+        for i, sentence in enumerate(sentences):
             wanted = CHANGE_TASK.search(sentence)
             if wanted is None:
                 continue
+            verb = wanted.group(1).lower()
             after = file_mentions(sentence[wanted.start():])      # the verb's object first
             names = after + [n for n in file_mentions(sentence) if n not in after]
             paths = {name: _state(path) for name in names if (path := self._inside(name)) is not None}
+            if not paths and verb not in DELETE_VERBS:   # "It reports a bad value in app.ini; fix that value."
+                paths = self._file_before(sentences[:i])
             if paths:
-                self.targets.append(Target(wanted.group(1).lower(), paths))
+                self.targets.append(Target(verb, paths))
+
+    def _file_before(self, sentences: list[str]) -> dict[str, State]:
+        """The existing file named last before a change sentence that names none (never for a
+        delete: "that file" is for the model to find, not for this check to guess)."""
+        for sentence in reversed(sentences):
+            for name in reversed(file_mentions(sentence)):
+                path = self._inside(name)
+                if path is not None and path.is_file():
+                    return {name: _state(path)}
+        return {}
 
     def _inside(self, name: str) -> Path | None:
         try:

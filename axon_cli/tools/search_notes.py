@@ -4,7 +4,9 @@
 - Nothing matched at all, but a looser search finds lines: with either quote, no ``^``/``$``
   anchors, any spacing and any case (``^version = '(.+)'$`` for ``version = "0.4.2"``). Those lines
   are shown, said to be from the looser search, instead of "no matches" and a guess.
-- The pattern is a file name: search looks inside files; ``list_files`` finds names.
+- The pattern is a file name (``^data/orders.csv$``): search looks inside files; the file is read
+  with ``read_file`` when it is there, and ``list_files`` finds names. A looser search for a file
+  name looks for its stem (``parse_line.py`` when asked where ``parse_line`` is defined).
 - The pattern is a name, and among the matches are the lines that define it and lines that use
   it: which is the definition (a question "which file defines X" is otherwise answered with the
   first file that imports it).
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-__all__ = ["Matching", "case_note", "looser", "looser_lines", "file_name_note", "definition_note",
+__all__ = ["Matching", "case_note", "looser", "looser_lines", "loosened_how", "file_name_note", "definition_note",
            "LOOSE_MAX"]
 
 Matching = Callable[[str, bool], Iterable[tuple[str, int, str]]]   # (pattern, ignore_case) -> matches
@@ -39,8 +41,12 @@ def case_note(pattern: str, matching: Matching) -> str:
 
 
 def looser(pattern: str) -> str | None:
-    """The pattern with its anchors dropped, quotes either way and any spacing; None when that is
-    the same pattern (or it is not a valid regex)."""
+    """The pattern with its anchors dropped, quotes either way and any spacing — or, for a file
+    name, its stem (``parse_line.py`` for the function ``parse_line``); None when that is the same
+    pattern (or it is not a valid regex)."""
+    if _FILE_NAME.match(pattern.strip("^$")):
+        stem = pattern.strip("^$").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        return stem if _NAME.match(stem) and len(stem) >= 4 else None
     loose = pattern.removeprefix("^")
     if loose.endswith("$") and not loose.endswith("\\$"):
         loose = loose[:-1]
@@ -56,22 +62,35 @@ def looser(pattern: str) -> str | None:
     return loose
 
 
-def looser_lines(pattern: str, matching: Matching) -> list[str]:
+def loosened_how(pattern: str) -> str:
+    """How ``looser`` loosened ``pattern``, for the note."""
+    if _FILE_NAME.match(pattern.strip("^$")):
+        return "the file name's stem, any case"
+    return "either quote, no ^/$ anchors, any spacing, any case"
+
+
+def looser_lines(pattern: str, matching: Matching) -> tuple[str, list[tuple[str, int, str]]]:
+    """The looser pattern and (up to ``LOOSE_MAX`` + 1 of) the lines it finds, sorted."""
     loose = looser(pattern)
     if loose is None:
-        return []
-    found: list[str] = []
-    for rel, number, text in matching(loose, True):
-        found.append(f"{rel}:{number}: {text}")
+        return pattern, []
+    found: list[tuple[str, int, str]] = []
+    for match in matching(loose, True):
+        found.append(match)
         if len(found) > LOOSE_MAX:
             break
-    return sorted(found)
+    return loose, sorted(found)
 
 
-def file_name_note(pattern: str) -> str:
-    if not _FILE_NAME.match(pattern):
+def file_name_note(pattern: str, is_file: Callable[[str], bool]) -> str:
+    """For a pattern that is a file name: read it if it is a file here, else find it with list_files."""
+    path = pattern.strip("^$").replace("\\.", ".")
+    if not _FILE_NAME.match(path):
         return ""
-    name = pattern.rsplit("/", 1)[-1]
+    if is_file(path):
+        return (f"\n[search_files looks for text inside files; {path} is a file: to see its content, "
+                f"read_file with path \"{path}\"]")
+    name = path.rsplit("/", 1)[-1]
     return (f"\n[search_files looks for text inside files; to find a file by its name, use list_files "
             f"with pattern \"**/{name}\"]")
 

@@ -29,6 +29,7 @@ from axon_cli.tools.search_notes import (
     case_note,
     definition_note,
     file_name_note,
+    loosened_how,
     looser_lines,
 )
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
@@ -179,18 +180,29 @@ def _matching(ctx: ToolContext, base: Path, grep: Any, keep: Any, base_is_sensit
     return matching
 
 
+def _is_file(ctx: ToolContext, pattern: str) -> bool:
+    try:
+        return ctx.resolve(pattern.strip("^$").replace("\\.", ".")).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def _nothing_found(ctx: ToolContext, inp: SearchFilesInput, base: Path, matching: Matching,
                    note: str) -> ToolOutput:
     """No match: what a case-insensitive search would find, else the lines a looser search finds."""
     where = ctx.relative(base)
     case = "" if inp.ignore_case else case_note(inp.pattern, matching)
-    loose = [] if case else looser_lines(inp.pattern, matching)
+    pattern, loose = (inp.pattern, []) if case or _is_file(ctx, inp.pattern) else looser_lines(inp.pattern, matching)
     if loose:
+        how = loosened_how(inp.pattern)
         more = "" if len(loose) <= LOOSE_MAX else "\n[… more not shown: search with a closer pattern]"
-        return ToolOutput(f"no exact matches for {inp.pattern!r} in {where}; a looser search (either quote, "
-                          "no ^/$ anchors, any spacing, any case) finds:\n" + "\n".join(loose[:LOOSE_MAX])
-                          + more + note, summary=f"0 matches, {min(len(loose), LOOSE_MAX)} loosely")
-    return ToolOutput(f"no matches for {inp.pattern!r} in {where}{note}{case}{file_name_note(inp.pattern)}",
+        shown = loose[:LOOSE_MAX]
+        return ToolOutput(f"no exact matches for {inp.pattern!r} in {where}; a looser search ({how}) finds:\n"
+                          + "\n".join(f"{rel}:{number}: {text}" for rel, number, text in shown)
+                          + more + definition_note(pattern, shown) + note,
+                          summary=f"0 matches, {len(shown)} loosely")
+    named = file_name_note(inp.pattern, lambda path: ctx.resolve(path).is_file())
+    return ToolOutput(f"no matches for {inp.pattern!r} in {where}{note}{case}{named}",
                       summary="0 matches", found_nothing=True)
 
 
