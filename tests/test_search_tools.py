@@ -225,3 +225,11 @@ def test_a_file_name_as_the_pattern_points_to_the_file_or_searches_its_stem(tool
     assert tools.ok("search_files", pattern="notes.md") == (
         "no matches for 'notes.md' in .\n[search_files looks for text inside files; to find a file by its name, "
         "use list_files with pattern \"**/notes.md\"]")
+
+
+def test_a_trailing_newline_in_the_pattern_is_the_end_of_the_line(tools: Tools) -> None:
+    # ripgrep refuses a literal \n; a small model then repeated the call with a made-up "multiline"
+    _tree(tools.root, {"src/a.py": "x = 1  # TODO: one\n# TODO two\n", "src/b.py": "# TODO three\n"})
+    assert tools.ok("search_files", pattern="TODO.*\\n", path="src") == (
+        "src/a.py:1: x = 1  # TODO: one\nsrc/a.py:2: # TODO two\nsrc/b.py:1: # TODO three\n"
+        "['TODO.*\\\\n' was searched as 'TODO.*$': search_files matches line by line]")

@@ -243,3 +243,14 @@ def test_a_search_that_found_nothing_is_followed_by_look_another_way_once_per_tu
     proto.new_turn()
     assert after(False).endswith(NEXT_STEP)
     assert after(True).endswith(SEARCH_AGAIN)
+
+
+def test_a_search_result_with_its_own_note_is_followed_by_take_that_step(registry):
+    from axon_cli.core.protocol import SEARCH_NOTE
+
+    proto = AutoProtocol()
+    turn = proto.extract_calls(AssistantTurn(content='{"name": "search_files", "arguments": {"pattern": "a.csv"}}'),
+                               registry)
+    note = "no matches for 'a.csv' in .\n[search_files looks for text inside files; a.csv is a file: …]"
+    result = CallResult(turn.tool_calls[0].id, "search_files", note, True, found_nothing=True)
+    assert proto.result_messages(turn, [result])[0]["content"].endswith(SEARCH_NOTE)

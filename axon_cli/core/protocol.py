@@ -40,7 +40,7 @@ from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 
 __all__ = ["TextProtocol", "AutoProtocol", "CompactNativeProtocol", "make_protocol", "system_block", "family",
-           "apply_profile", "configure", "compact_tools", "COMPACT_CORE", "TEXT_STOP", "NEXT_STEP", "FIX_STEP", "SEARCH_AGAIN", "REPEATED", "SAVED", "ALREADY_DONE"]
+           "apply_profile", "configure", "compact_tools", "COMPACT_CORE", "TEXT_STOP", "NEXT_STEP", "FIX_STEP", "SEARCH_AGAIN", "SEARCH_NOTE", "REPEATED", "SAVED", "ALREADY_DONE"]
 
 log = logging.getLogger("axon.protocol")
 COMPACT_CORE = ("read_file", "write_file", "edit_file", "bash", "tool_search")   # small models create files
@@ -49,6 +49,7 @@ NEXT_STEP = "If these results complete the task, answer the user in plain text n
 FIX_STEP = "The call failed: do not answer yet; make the next call as the error says."
 SEARCH_AGAIN = ("Nothing was found: before you answer, look another way (another pattern, ignore_case true, "
                 "list_files, or read_file of a file you expect it in).")
+SEARCH_NOTE = "Nothing was found: before you answer, take the step the note in [brackets] above suggests."
 SAVED = "Saved: the file is already changed. This diff only shows the change; do not write it into the file:"
 ALREADY_DONE = ("Error: this exact {name} call was already applied successfully in this turn, so it "
                 "was not run again. If the task is done, answer the user in plain text now.")
@@ -145,7 +146,9 @@ class _TextCalls:
         if answered:   # after an error a small model otherwise tells the user what it should have done
             empty = all(r.found_nothing for r in answered) and not self._told_to_search
             self._told_to_search |= empty          # once per turn: "not found" may be the answer
-            extra.append(FIX_STEP if not all(r.ok for r in answered) else SEARCH_AGAIN if empty else NEXT_STEP)
+            noted = any("\n[" in r.content for r in answered)      # the tool says what to do instead
+            extra.append(FIX_STEP if not all(r.ok for r in answered) else
+                         (SEARCH_NOTE if noted else SEARCH_AGAIN) if empty else NEXT_STEP)
         return _result_messages(turn, [self._framed(r) if r.call_id in texts else r for r in results], extra)
 
     def _framed(self, result: CallResult) -> CallResult:

@@ -1,5 +1,7 @@
 """What ``search_files`` says beside its matches, for the ways small models search.
 
+- The pattern ends in ``\\n`` (line-by-line matching never sees one; ripgrep refuses it): it is
+  searched as the end of the line, ``$``, and the result says so.
 - Nothing matched, case-sensitively, but lines match ignoring case: how many (``todo`` for ``TODO``).
 - Nothing matched at all, but a looser search finds lines: with either quote, no ``^``/``$``
   anchors, any spacing and any case (``^version = '(.+)'$`` for ``version = "0.4.2"``). Those lines
@@ -17,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-__all__ = ["Matching", "case_note", "looser", "looser_lines", "loosened_how", "file_name_note", "definition_note",
+__all__ = ["Matching", "case_note", "line_end_pattern", "looser", "looser_lines", "loosened_how", "file_name_note", "definition_note",
            "LOOSE_MAX"]
 
 Matching = Callable[[str, bool], Iterable[tuple[str, int, str]]]   # (pattern, ignore_case) -> matches
@@ -30,6 +32,15 @@ _ASSIGN = (r"^\s*(?:export\s+)?(?:(?:const|let|var|val|final|static|public|priva
 _DECLARE = (r"^\s*(?:export\s+)?(?:(?:pub|async|public|private|protected|static|abstract|default)\s+)*"
             r"(?:def|class|function|fn|func|type|struct|enum|interface|trait|module|object)\s+{name}\b"
             r"|^\s*#\s*define\s+{name}\b")
+
+
+def line_end_pattern(pattern: str) -> str | None:
+    """``TODO.*\\n`` → ``TODO.*$``: a pattern ending in a newline (which line-by-line matching never
+    sees; ripgrep refuses it) means the end of the line. None for any other pattern."""
+    m = re.search(r"(?:\\r)?\\n\Z", pattern)
+    if m is None or (len(pattern) - len(pattern[:m.start()].rstrip("\\"))) % 2:
+        return None                        # not there, or an escaped backslash followed by "n"
+    return pattern[:m.start()] + "$"
 
 
 def case_note(pattern: str, matching: Matching) -> str:

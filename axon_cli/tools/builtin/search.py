@@ -29,6 +29,7 @@ from axon_cli.tools.search_notes import (
     case_note,
     definition_note,
     file_name_note,
+    line_end_pattern,
     loosened_how,
     looser_lines,
 )
@@ -132,6 +133,10 @@ def list_paths(ctx: ToolContext, path: str, pattern: str | None, backend: str | 
 
 
 def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) -> ToolOutput:
+    line_end = line_end_pattern(inp.pattern)
+    if line_end is not None:        # matching is line by line: a trailing \n is the end of the line
+        return _with_note(search(ctx, inp.model_copy(update={"pattern": line_end}), backend),
+                          f"[{inp.pattern!r} was searched as {line_end!r}: search_files matches line by line]")
     compile_regex(inp.pattern, inp.ignore_case)
     base = _base(ctx, inp.path)
     if base.is_file() and file_is_binary(base):
@@ -178,6 +183,11 @@ def _matching(ctx: ToolContext, base: Path, grep: Any, keep: Any, base_is_sensit
             if rel is not None and (base_is_sensitive or sensitive_reason(rel) is None):
                 yield rel, number, text[:MAX_MATCH_CHARS]
     return matching
+
+
+def _with_note(out: ToolOutput, note: str) -> ToolOutput:
+    out.text = f"{out.text}\n{note}"
+    return out
 
 
 def _is_file(ctx: ToolContext, pattern: str) -> bool:
