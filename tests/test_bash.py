@@ -218,3 +218,17 @@ def test_spec_facts_and_summary() -> None:
     assert bash_spec.is_read_only(BashInput(command="rm -rf x")) is False
     assert bash_spec.is_destructive(BashInput(command="rm -rf x")) is True
     assert bash_spec.concurrency_safe(BashInput(command="rm -rf x")) is False
+
+
+def test_a_command_failing_on_a_missing_path_shows_what_the_directory_holds(dispatcher, ctx):
+    fixtures = ctx.project_root / "fixtures"
+    fixtures.mkdir()
+    for name in ("alpha.json", "bravo.json", ".hidden"):
+        (fixtures / name).write_text("{}\n")
+    r = bash(dispatcher, "rm fixtures/OBSOLETE")
+    assert r.content.endswith("exit code 1\n[fixtures/OBSOLETE does not exist; fixtures/ holds: alpha.json, "
+                              "bravo.json]")
+    assert bash(dispatcher, "cat nowhere/x.txt").content.endswith(
+        "[nowhere/x.txt does not exist; the project root holds: fixtures/]")
+    assert "does not exist;" not in bash(dispatcher, "cat /nonexistent/x.txt").content   # outside: not looked at
+    assert "does not exist;" not in bash(dispatcher, "ls fixtures; echo 'x: No such file or directory'").content

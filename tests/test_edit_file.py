@@ -243,3 +243,23 @@ def test_the_files_own_name_as_old_string_says_how_to_delete_or_rename(tools: To
     assert path.read_bytes() == b"meeting moved to room 4\n"
     _file(tools, "names.txt", b"see names.txt\n")            # the name really is in the text: a normal edit
     assert tools.call("edit_file", path="names.txt", old_string="names.txt", new_string="list.txt").ok
+
+
+def test_forgiving_spacing_around_punctuation_writes_the_files_spacing(tools: Tools) -> None:
+    # a 1.5B model sent workers=64 for "workers = 64" five times and never saw why it failed
+    path = _file(tools, "app.ini", b"[server]\nbind = 127.0.0.1\nworkers = 64\nqueue = jobs\n")
+    out = tools.ok("edit_file", path="app.ini", old_string="workers=64", new_string="workers=8")
+    assert path.read_bytes() == b"[server]\nbind = 127.0.0.1\nworkers = 8\nqueue = jobs\n"
+    assert "spacing around punctuation" in out
+    code = _file(tools, "m.py", b"def sub(a, b):\n    return a + b\n")
+    tools.ok("edit_file", path="m.py", old_string="return a+b", new_string="return a-b")
+    assert code.read_bytes() == b"def sub(a, b):\n    return a-b\n"
+
+
+def test_spacing_never_forgives_indentation_or_an_ambiguous_place(tools: Tools) -> None:
+    data = b"if x:\n    y = 1\nz = 1\n"
+    path = _file(tools, "i.py", data)
+    assert "not found" in tools.err("edit_file", path="i.py", old_string="if x:\ny=1", new_string="if x:\ny=2")
+    assert "ignoring spacing around punctuation it matches 2 places" in \
+        tools.err("edit_file", path="i.py", old_string="=1", new_string="=2")
+    assert path.read_bytes() == data

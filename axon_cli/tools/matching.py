@@ -1,7 +1,8 @@
 """Finding ``old_string`` in a file: exact first, then forgiving matches that must still be unique.
 
 The forgiving layers, tried in order and cumulative, forgive only: line endings, trailing
-whitespace, tabs-vs-spaces indentation, curly-vs-straight quotes. Each normalizes both texts,
+whitespace, tabs-vs-spaces indentation, curly-vs-straight quotes, spacing around punctuation
+inside a line (``workers=64`` for ``workers = 64``; the indentation is never ignored). Each normalizes both texts,
 keeps a map from normalized to original offsets, and accepts only matches whose both ends fall on
 original character boundaries. :func:`restyle` then writes the replacement in the file's style.
 """
@@ -9,6 +10,7 @@ original character boundaries. :func:`restyle` then writes the replacement in th
 from __future__ import annotations
 
 import difflib
+import re
 from array import array
 from dataclasses import dataclass
 
@@ -18,7 +20,8 @@ __all__ = ["Found", "find_spans", "restyle", "closest_region", "LAYERS"]
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"'})
-LAYERS = ("line endings", "trailing whitespace", "tabs-vs-spaces indentation", "curly-vs-straight quotes")
+LAYERS = ("line endings", "trailing whitespace", "tabs-vs-spaces indentation", "curly-vs-straight quotes",
+          "spacing around punctuation")
 _TAB_WIDTHS = (4, 8, 2)
 
 
@@ -37,8 +40,32 @@ def _occurrences(hay: str, needle: str, overlapping: bool) -> list[int]:
     return found
 
 
+def _respace(s: str, start: int, end: int, parts: list[str], index: array[int]) -> None:
+    """``s[start:end]`` (a line after its indentation) with the spacing made canonical: a run of
+    spaces next to punctuation is dropped (``workers = 64`` → ``workers=64``), one between two
+    words becomes a single space."""
+    i = start
+    while i < end:
+        if s[i] not in " \t":
+            parts.append(s[i])
+            index.append(i)
+            i += 1
+            continue
+        j = i
+        while j < end and s[j] in " \t":
+            j += 1
+        if i > start and j < end and _wordish(s[i - 1]) and _wordish(s[j]):
+            parts.append(" ")
+            index.append(i)
+        i = j
+
+
+def _wordish(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
 def _normalize(s: str, level: int, tab: int) -> tuple[str, array[int]]:
-    """``s`` normalized for forgiving ``level`` (1..4), with the original offset of each char
+    """``s`` normalized for forgiving ``level`` (1..5), with the original offset of each char
     (one extra entry for the end)."""
     parts: list[str] = []
     index: array[int] = array("q")
@@ -60,8 +87,11 @@ def _normalize(s: str, level: int, tab: int) -> tuple[str, array[int]]:
                 body += 1
             parts.append(" " * col)
             index.extend([start] * col)
-        parts.append(s[body:end])
-        index.extend(range(body, end))
+        if level >= 5:
+            _respace(s, body, end, parts, index)
+        else:
+            parts.append(s[body:end])
+            index.extend(range(body, end))
         if not last:
             parts.append("\n")
             index.append(pos + len(line))
@@ -153,11 +183,27 @@ def restyle(new: str, old: str, region: str, found: Found, at_line_start: bool) 
         old_tabs = any(line.startswith("\t") for line in old.split("\n"))
         if file_tabs != old_tabs:
             new = _retab(new, found.tab, to_tabs=file_tabs, skip_first=not at_line_start)
+    if level >= 5:
+        new = _spaced_like(new, old, region)
     if level >= 4:
         if any(q in region for q in "\u201c\u201d") and '"' in old:
             new = _curly(new, '"', "\u201c", "\u201d")
         if any(q in region for q in "\u2018\u2019") and "'" in old:
             new = _curly(new, "'", "\u2018", "\u2019")
+    return new
+
+
+def _spaced_like(new: str, old: str, region: str) -> str:
+    """``new`` with the file's spacing around each punctuation mark that ``old`` wrote tight (no
+    space on either side) and the file spaces the same way every time (``=`` → `` = ``)."""
+    for mark in {ch for ch in old if not (_wordish(ch) or ch.isspace())}:
+        if re.search(rf"[ \t]{re.escape(mark)}|{re.escape(mark)}[ \t]", old):
+            continue
+        styles = set(re.findall(rf"([ \t]*){re.escape(mark)}([ \t]*)", region))
+        if len(styles) == 1:
+            before, after = styles.pop()
+            spaced = (before + mark + after).replace("\\", "\\\\")   # a literal replacement
+            new = re.sub(rf"(?<=\S){re.escape(mark)}(?=\S)", spaced, new)
     return new
 
 

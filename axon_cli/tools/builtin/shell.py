@@ -31,6 +31,7 @@ from axon_cli import sandbox
 from axon_cli.errors import ConfigError
 from axon_cli.tools.capture import StreamCapture
 from axon_cli.tools.masking import default_masker, is_credential_env
+from axon_cli.tools.shell_notes import missing_path_note
 from axon_cli.tools.shell_pump import drain, pump, widen_pipe
 from axon_cli.tools.spec import CURRENT_DECISION, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
 
@@ -206,8 +207,12 @@ def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, ti
             capture.close()
     if outcome == "cancelled":
         raise Cancelled()
-    return _result(capture, proc.returncode, outcome == "timeout", timeout, time.monotonic() - started, mode,
-                   _may_leave(ctx, mode))
+    out = _result(capture, proc.returncode, outcome == "timeout", timeout, time.monotonic() - started, mode,
+                  _may_leave(ctx, mode))
+    missing = missing_path_note(out.text, ctx) if proc.returncode else ""
+    if missing:
+        out.text += "\n" + missing
+    return out
 
 
 def _result(capture: StreamCapture, code: int | None, timed_out: bool, timeout: float,
