@@ -233,3 +233,13 @@ def test_a_trailing_newline_in_the_pattern_is_the_end_of_the_line(tools: Tools) 
     assert tools.ok("search_files", pattern="TODO.*\\n", path="src") == (
         "src/a.py:1: x = 1  # TODO: one\nsrc/a.py:2: # TODO two\nsrc/b.py:1: # TODO three\n"
         "['TODO.*\\\\n' was searched as 'TODO.*$': search_files matches line by line]")
+
+
+def test_a_glob_that_hides_the_match_shows_what_the_same_search_finds_everywhere(tools: Tools) -> None:
+    # a small model guessed glob *.js in a Python project, then answered with an invented file
+    _tree(tools.root, {"pkg/policy.py": "RETRY_CAP = 95\n", "pkg/fetch.py": "from pkg.policy import RETRY_CAP\n"})
+    assert tools.ok("search_files", pattern="RETRY_CAP", glob="*.js") == (
+        "no matches for 'RETRY_CAP' in . among *.js files; the same search in every file finds:\n"
+        "pkg/fetch.py:1: from pkg.policy import RETRY_CAP\npkg/policy.py:1: RETRY_CAP = 95\n"
+        "[RETRY_CAP is defined at pkg/policy.py:1; the other lines use it]")
+    assert tools.ok("search_files", pattern="NOWHERE", glob="*.js") == "no matches for 'NOWHERE' in ."

@@ -3,6 +3,8 @@
 - The pattern ends in ``\\n`` (line-by-line matching never sees one; ripgrep refuses it): it is
   searched as the end of the line, ``$``, and the result says so.
 - Nothing matched, case-sensitively, but lines match ignoring case: how many (``todo`` for ``TODO``).
+- Nothing matched among the files of a ``glob`` (a guessed ``*.js``), but the same search finds
+  lines in other files: those lines are shown (``search.py``).
 - Nothing matched at all, but a looser search finds lines: with either quote, no ``^``/``$``
   anchors, any spacing and any case (``^version = '(.+)'$`` for ``version = "0.4.2"``). Those lines
   are shown, said to be from the looser search, instead of "no matches" and a guess.

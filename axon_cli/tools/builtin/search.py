@@ -7,6 +7,7 @@ same output (see :mod:`axon_cli.tools.ripgrep`). Paths in results are relative t
 from __future__ import annotations
 
 import heapq
+import itertools
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -162,7 +163,9 @@ def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) 
     note = (f"\n[{len(skipped_sensitive)} sensitive file(s) not searched ({', '.join(sorted(skipped_sensitive)[:5])}); "
             "name one as the path to search it (it asks permission)]" if skipped_sensitive else "")
     if not shown:
-        return _nothing_found(ctx, inp, base, _matching(ctx, base, grep, keep, base_is_sensitive), note)
+        everywhere = _matching(ctx, base, grep, _glob_filter(base, None), base_is_sensitive) if inp.glob else None
+        return _nothing_found(ctx, inp, base, _matching(ctx, base, grep, keep, base_is_sensitive), everywhere,
+                              note)
     lines = [f"{rel}:{number}: {text}" for rel, number, text in shown]
     if found.total > len(shown):
         shown_files = len({rel for rel, _, _ in shown})
@@ -198,19 +201,27 @@ def _is_file(ctx: ToolContext, pattern: str) -> bool:
 
 
 def _nothing_found(ctx: ToolContext, inp: SearchFilesInput, base: Path, matching: Matching,
-                   note: str) -> ToolOutput:
-    """No match: what a case-insensitive search would find, else the lines a looser search finds."""
+                   everywhere: Matching | None, note: str) -> ToolOutput:
+    """No match: what a case-insensitive search would find, else what the same search finds outside
+    the glob (``everywhere``), else the lines a looser search finds."""
     where = ctx.relative(base)
     case = "" if inp.ignore_case else case_note(inp.pattern, matching)
-    pattern, loose = (inp.pattern, []) if case or _is_file(ctx, inp.pattern) else looser_lines(inp.pattern, matching)
-    if loose:
-        how = loosened_how(inp.pattern)
-        more = "" if len(loose) <= LOOSE_MAX else "\n[… more not shown: search with a closer pattern]"
-        shown = loose[:LOOSE_MAX]
-        return ToolOutput(f"no exact matches for {inp.pattern!r} in {where}; a looser search ({how}) finds:\n"
-                          + "\n".join(f"{rel}:{number}: {text}" for rel, number, text in shown)
+    pattern, found, head = inp.pattern, [], ""
+    if not case and not _is_file(ctx, inp.pattern):
+        if everywhere is not None:
+            found = sorted(itertools.islice(everywhere(inp.pattern, inp.ignore_case), LOOSE_MAX + 1))
+            head = (f"no matches for {inp.pattern!r} in {where} among {inp.glob} files; the same search "
+                    "in every file finds:")
+        if not found:
+            pattern, found = looser_lines(inp.pattern, matching)
+            head = (f"no exact matches for {inp.pattern!r} in {where}; a looser search "
+                    f"({loosened_how(inp.pattern)}) finds:")
+    if found:
+        more = "" if len(found) <= LOOSE_MAX else "\n[… more not shown: search with a closer pattern]"
+        shown = found[:LOOSE_MAX]
+        return ToolOutput(head + "\n" + "\n".join(f"{rel}:{number}: {text}" for rel, number, text in shown)
                           + more + definition_note(pattern, shown) + note,
-                          summary=f"0 matches, {len(shown)} loosely")
+                          summary=f"0 matches, {len(shown)} found more widely")
     named = file_name_note(inp.pattern, lambda path: ctx.resolve(path).is_file())
     return ToolOutput(f"no matches for {inp.pattern!r} in {where}{note}{case}{named}",
                       summary="0 matches", found_nothing=True)
