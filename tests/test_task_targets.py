@@ -126,3 +126,25 @@ def test_a_change_sentence_without_a_path_refers_to_the_file_named_before_it(ctx
     assert reminder.startswith("Not done yet: app.ini has not changed, but the task asks you to fix it")
     # a delete never guesses: "that file" is for the model to find
     assert TaskTargets("One of the files in app/ is marked OBSOLETE. Delete that file.", ctx).targets == []
+
+
+def test_after_the_unfinished_reminder_the_named_file_is_the_second_and_last(ctx):
+    c = AnswerChecks("Set MAX_RETRIES in app/limits.py to 12.", NATIVE_HINT, ToolRegistry.with_builtins(), ctx)
+    failed = ToolCall("c0", "bash", json.dumps({"command": "git config max-retries 12"}))
+    c.saw([failed], [CallResult("c0", "bash", "error: key does not contain a section", True,
+                                display={"exit_code": 2})])
+    assert (c.check("It could not be set.") or "").startswith("Not done yet: the task asks you to set something")
+    read = ToolCall("c1", "read_file", json.dumps({"path": "app/limits.py"}))
+    c.saw([read], [CallResult("c1", "read_file", "MAX_RETRIES = 3", True)])
+    assert (c.check("The file has been read.") or "").startswith("Not done yet: app/limits.py has not changed")
+    assert c.check("The file has been read.") is None
+
+
+@pytest.mark.parametrize("answer", ["I changed nothing: it is 12 already.", "No change is needed.",
+                                    "MAX_RETRIES is already 12.", "The file has not been modified."])
+def test_a_plain_no_change_after_the_unfinished_reminder_is_accepted(ctx, answer):
+    c = AnswerChecks("Set MAX_RETRIES in app/limits.py to 12.", NATIVE_HINT, ToolRegistry.with_builtins(), ctx)
+    read = ToolCall("c1", "read_file", json.dumps({"path": "app/limits.py"}))
+    c.saw([read], [CallResult("c1", "read_file", "MAX_RETRIES = 3", True)])
+    assert (c.check("Here it is.") or "").startswith("Not done yet: the task asks you to set something")
+    assert c.check(answer) is None

@@ -77,6 +77,10 @@ PROJECT_QUESTION = re.compile(
     r"|\bthe\s+(?:repo|repository|codebase|code\s?base)\b"
     r"|\bfiles?\s+(?:are\s+)?(?:here|in\s+(?:here|this|the\s+current))\b", re.I)
 
+SAYS_NO_CHANGE = re.compile(
+    r"\b(?:(?:changed|modified|edited)\s+nothing|(?:did|have|has)\s+not\s+(?:been\s+)?(?:change|modif|edit)\w*"
+    r"|no\s+(?:change|edit)s?\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:needed|necessary|required|made)"
+    r"|(?:is|are)\s+already\b)", re.I)
 BARE_DONE = re.compile(r"^\W*(?:the\s+)?task\s+(?:is|has\s+been)\s+(?:now\s+|already\s+)*(?:complete|completed|"
                        r"done|finished)\W*$", re.I)
 
@@ -181,8 +185,11 @@ class AnswerChecks:
         """Something changed, but not what the task names: the file to delete is still there (it was
         emptied), the file to change is as it was."""
         asked = self.task.partition(ATTACHED)[0].strip()
-        if not self.changed or self.denied or QUESTION.search(asked):
-            return None     # nothing changed at all: the *unfinished* check's case
+        if self.denied or QUESTION.search(asked):
+            return None
+        if not self.changed and ("unfinished" not in self.sent or SAYS_NO_CHANGE.search(answer)):
+            return None     # nothing changed at all: the *unfinished* check's case (then this one, once,
+                            # unless the model said plainly that it changed nothing)
         unmet = self.targets.unmet()
         if unmet is None:
             return None
