@@ -263,3 +263,16 @@ def test_spacing_never_forgives_indentation_or_an_ambiguous_place(tools: Tools) 
     assert "ignoring spacing around punctuation it matches 2 places" in \
         tools.err("edit_file", path="i.py", old_string="=1", new_string="=2")
     assert path.read_bytes() == data
+
+
+def test_a_read_after_a_refused_edit_says_the_edit_is_still_to_make(tools: Tools) -> None:
+    # a 1.5B model read the file after the refusal and then answered "the port has been changed"
+    path = _file(tools, "server.cfg", b"host = 0.0.0.0\nport = 8080\n", read=False)
+    refused = tools.err("edit_file", path="server.cfg", old_string="port = 8080", new_string="port = 9417")
+    assert "read it first with read_file, then make this change again (nothing was changed yet)" in refused
+    read = tools.ok("read_file", path="server.cfg")
+    assert read.endswith("\n[server.cfg is read now; the earlier change to it was not made: make it again, "
+                         "old_string exactly as shown above]")
+    assert not tools.ok("read_file", path="server.cfg").endswith("shown above]")     # said once
+    tools.ok("edit_file", path="server.cfg", old_string="port = 8080", new_string="port = 9417")
+    assert path.read_bytes() == b"host = 0.0.0.0\nport = 9417\n"

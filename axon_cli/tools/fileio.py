@@ -21,7 +21,7 @@ from axon_cli.tools.spec import ToolContext, ToolError
 __all__ = [
     "TextFile", "decode_bytes", "is_binary", "sha256_file", "record_state", "check_fresh",
     "write_text_file", "unified_diff", "diff_counts", "default_file_mode", "MAX_EDIT_BYTES",
-    "BINARY_SNIFF",
+    "BINARY_SNIFF", "UNREAD_EDITS",
 ]
 
 MAX_EDIT_BYTES = 16 * 1024 * 1024
@@ -93,11 +93,16 @@ def record_state(ctx: ToolContext, path: Path, sha256: str | None = None) -> Non
     ctx.file_state.record(path, st.st_mtime_ns, st.st_size, digest)
 
 
+UNREAD_EDITS = "unread_edits"    # ctx.extra: files an edit was refused for, not read yet
+
+
 def check_fresh(ctx: ToolContext, path: Path, rel: str) -> None:
     """Read-before-edit and staleness: raise unless the file is as axon last read or wrote it."""
     rec = ctx.file_state.get(path)
     if rec is None:
-        raise ToolError(f"{rel} has not been read in this session: read it first with read_file")
+        ctx.extra.setdefault(UNREAD_EDITS, set()).add(path)     # read_file then says: now make it again
+        raise ToolError(f"{rel} has not been read in this session: read it first with read_file, then make "
+                        "this change again (nothing was changed yet)")
     st = path.stat()
     if st.st_mtime_ns == rec.mtime_ns and st.st_size == rec.size:
         return

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from axon_cli.tools.fileio import (
     MAX_EDIT_BYTES,
+    UNREAD_EDITS,
     TextFile,
     check_fresh,
     decode_bytes,
@@ -203,7 +204,13 @@ def read_file(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
     except PermissionError:
         raise ToolError(f"permission denied reading {ctx.relative(path)}") from None
     span = f"lines {res.first}-{res.first + res.shown - 1}" if res.shown else "no lines"
-    return ToolOutput(res.text, summary=f"read {ctx.relative(path)} ({span})")
+    text = res.text
+    refused = ctx.extra.get(UNREAD_EDITS)
+    if refused and path in refused:     # the edit that was refused for want of this read is still to make
+        refused.discard(path)
+        text += (f"\n[{ctx.relative(path)} is read now; the earlier change to it was not made: make it "
+                 "again, old_string exactly as shown above]")
+    return ToolOutput(text, summary=f"read {ctx.relative(path)} ({span})")
 
 
 def edit_file(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
