@@ -232,3 +232,10 @@ def test_a_command_failing_on_a_missing_path_shows_what_the_directory_holds(disp
         "[nowhere/x.txt does not exist; the project root holds: fixtures/]")
     assert "does not exist;" not in bash(dispatcher, "cat /nonexistent/x.txt").content   # outside: not looked at
     assert "does not exist;" not in bash(dispatcher, "ls fixtures; echo 'x: No such file or directory'").content
+
+
+def test_a_path_that_starts_with_the_project_dirs_own_name_is_pointed_at_the_real_one(dispatcher, ctx):
+    (ctx.project_root / "app.ini").write_text("workers=64\n")
+    r = bash(dispatcher, f"sed -i s/64/8/ {ctx.project_root.name}/app.ini")
+    assert r.content.endswith(f"[{ctx.project_root.name}/app.ini does not exist: commands run in the project "
+                              f"root ({ctx.project_root.name}) itself, so the path is app.ini]")

@@ -3,7 +3,8 @@
 ``rm: cannot remove 'fixtures/OBSOLETE': No such file or directory`` left a small model with nothing
 to go on: it answered "the file does not exist". The result now ends with what the nearest existing
 directory holds (names only, never hidden ones, at most ``SHOWN``), so the next step can be a real
-path. Paths outside the project are not looked at.
+path. A path that starts with the project directory's own name (``proj/app.ini``, run inside
+``proj``) is pointed at the path that exists. Paths outside the project are not looked at.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ def missing_path_note(output: str, ctx: ToolContext) -> str:
     root = ctx.project_root
     if not path.is_relative_to(root) or path.exists():
         return ""
+    named = Path(m.group(1))
+    if not named.is_absolute() and len(named.parts) > 1 and named.parts[0] == root.name \
+            and (root.joinpath(*named.parts[1:])).exists():    # "proj/app.ini" run inside proj/
+        inner = "/".join(named.parts[1:])
+        return (f"[{named} does not exist: commands run in the project root ({root.name}) itself, "
+                f"so the path is {inner}]")
     parent = path.parent
     while parent != root and not parent.is_dir():
         parent = parent.parent
