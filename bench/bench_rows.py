@@ -148,11 +148,13 @@ for body in bodies:
 
 
 def turns_row(axon: list[str], runs: int, tmp: Path) -> tuple:
-    """200 read_file turns through ``axon run`` vs the raw SDK sending the same 201 requests."""
-    script = [tool_reply(("read_file", {"path": "a.txt"})) for _ in range(200)] + [text_reply("done")]
+    """200 read_file turns through ``axon run`` vs the raw SDK sending the same 201 requests. Each
+    call reads another 50-line window (identical calls would be refused from the third: repeats.py)."""
+    script = [tool_reply(("read_file", {"path": "a.txt", "offset": i + 1, "limit": 50})) for i in range(200)]
+    script.append(text_reply("done"))
     with ScriptedServer() as server:
         project, env = _project(tmp, server.url)
-        (project / "a.txt").write_text("".join(f"line {i}\n" for i in range(50)))
+        (project / "a.txt").write_text("".join(f"line {i}\n" for i in range(250)))
         bodies_file = tmp / "bodies.json"
         t_axon, t_sdk = [], []
         for _ in range(runs):
@@ -162,6 +164,8 @@ def turns_row(axon: list[str], runs: int, tmp: Path) -> tuple:
             subprocess.run([*axon, "run", "read a.txt 200 times", "--yes", "--max-turns", "300"], cwd=project,
                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
             t_axon.append(time.perf_counter() - t)
+            if len(server.requests) != len(script):
+                raise RuntimeError(f"axon sent {len(server.requests)} requests, not {len(script)}: the row is void")
             bodies_file.write_text(json.dumps([r.body for r in server.requests]))
             server.add(*script)
             t = time.perf_counter()
