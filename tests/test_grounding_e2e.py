@@ -158,3 +158,17 @@ def test_a_file_emptied_instead_of_deleted_gets_the_rm_step(server, run_axon, pr
     assert reminder.startswith("Not done yet: old_notes.txt still exists, but the task asks you to delete it")
     assert 'call bash with {"command": "rm old_notes.txt"}' in reminder
     assert not (project / "old_notes.txt").exists() and r.stdout == "Deleted old_notes.txt.\n"
+
+
+def test_a_value_that_no_result_shows_is_checked_once(server, run_axon, project):
+    (project / "service").mkdir()
+    (project / "service" / "settings.ini").write_text("[net]\ntimeout_ms = 7341\n")
+    server.add(tool_reply(("bash", {"command": "grep timeout_ms service/settings.ini | awk '{print $2}'"})),
+               text_reply("timeout_ms is 120."),
+               tool_reply(("read_file", {"path": "service/settings.ini"})),
+               text_reply("timeout_ms is 7341."), text_reply("unused"))
+    r = run_axon("run", "What is timeout_ms set to in service/settings.ini?", "--yes", "--output-format",
+                 "stream-json")
+    assert r.code == 0, r.stderr
+    assert server.requests[2].messages[-1]["content"].startswith("Check your answer: it says 120")
+    assert events(r.stdout)[-1]["result"] == "timeout_ms is 7341." and len(server.requests) == 4

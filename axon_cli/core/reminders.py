@@ -1,6 +1,6 @@
 """Reminders for final answers that are not grounded in what happened in this user turn.
 
-Six checks, each at most once per turn, on an answer that has no tool calls:
+Seven checks, each at most once per turn, on an answer that has no tool calls:
 
 - *look first*: no tool has been called yet in this turn, and the task names a file or directory
   that exists in the project (or asks about the project's files): the reminder is the next step,
@@ -15,6 +15,8 @@ Six checks, each at most once per turn, on an answer that has no tool calls:
   is the model's to explain, not to retry).
 - *not in the files*: something changed, but the files the task's change names do not show it —
   the file to delete still exists (it was emptied), the file to change is as it was (``targets.py``).
+- *unseen value*: a question (not a count) answered with a value — a number, a quoted string — that
+  no tool result of the turn shows (``values.py``): answer from the results or look again.
 - *no answer*: the whole answer is "The task is complete." — say what the result is.
 
 Plain conversation ("hi", "what is a monad") and honest answers after real successful calls are
@@ -31,13 +33,14 @@ from typing import Any
 from axon_cli.core.nudges import TEXT_HINT, Nudger
 from axon_cli.core.repeats import read_only_call
 from axon_cli.core.targets import ATTACHED, CHANGE_TASK, DELETE_VERBS, QUESTION, TaskTargets, file_mentions
+from axon_cli.core.values import COUNTING, Seen, unseen_values
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
 __all__ = ["AnswerChecks", "Guidance", "ATTACHED", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
-           "HANDED_OVER", "UNFINISHED", "NOT_THERE", "NO_ANSWER", "CLAIM_MINE", "CLAIM_DONE", "CHANGE_TASK"]
+           "HANDED_OVER", "UNFINISHED", "NOT_THERE", "UNSEEN", "NO_ANSWER", "CLAIM_MINE", "CLAIM_DONE", "CHANGE_TASK"]
 
 
 GROUND = ("Look before you answer: nothing in this project has been read yet in this turn, and the task "
@@ -52,6 +55,8 @@ NO_ANSWER = ("Your reply only says the task is complete. Give the user the resul
              "count, or what you changed), taken from the tool results above.")
 NOT_THERE = ("Not done yet: {fact}, but the task asks you to {verb} it. Do it now: {hint}. (If it is not "
              "needed, say so plainly and why.)")
+UNSEEN = ("Check your answer: it says {value}, but no tool result in this turn shows that value. Answer with "
+          "the value as the results above show it (quote the line), or make a call that shows it.")
 HANDED_OVER = ("The user cannot call your tools or run commands for you: you have the tools. Take the step "
                "yourself now: {hint}. (If the task is already done, give the answer itself.)")
 
@@ -100,6 +105,7 @@ class AnswerChecks:
         self.sent: set[str] = set()  # which reminders were sent this turn
         self.reason = ""             # why the last reminder was sent, for a Notice event
         self.targets = TaskTargets(task.partition(ATTACHED)[0], ctx)   # the files it names, as they were
+        self.seen = Seen()           # what this turn's tool results said
 
     def saw(self, calls: list[ToolCall], results: list[CallResult]) -> None:
         self.called = self.called or bool(calls)
@@ -108,6 +114,7 @@ class AnswerChecks:
         for result in results:
             call = by_id.get(result.call_id)
             spec = self.registry.get(result.name)
+            self.seen.add(result.content)
             if not result.ok or call is None or spec is None:
                 continue
             if spec.category == "shell":
@@ -120,7 +127,7 @@ class AnswerChecks:
         if not answer.strip() or not self.registry.active():
             return None
         for name, reminder in (("ground", self._ground), ("claim", self._claim), ("handed", self._handed),
-                               ("unfinished", self._unfinished), ("target", self._target), ("bare", self._bare)):
+                               ("unfinished", self._unfinished), ("target", self._target), ("unseen", self._unseen), ("bare", self._bare)):
             if name in self.sent:
                 continue
             text = reminder(answer)
@@ -207,6 +214,17 @@ class AnswerChecks:
                 return f"change it with edit_file ({path} has been read)"
             return f"read it ({self._call('read_file', {'path': path})}), then change it"
         return self.hint or "call one of your tools"
+
+    def _unseen(self, answer: str) -> str | None:
+        """A question answered with a value that no tool result of this turn shows (``values``)."""
+        asked = self.task.partition(ATTACHED)[0].strip()
+        if not self.called or not QUESTION.search(asked) or COUNTING.search(asked):
+            return None
+        values = unseen_values(answer, self.task, self.seen)
+        if not values:
+            return None
+        self.reason = f"the answer's value ({values[0]}) is in no tool result; asked the model to check it"
+        return UNSEEN.format(value=values[0])
 
     def _bare(self, answer: str) -> str | None:
         if not BARE_DONE.match(answer.strip()):

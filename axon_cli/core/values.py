@@ -1,0 +1,41 @@
+"""Values in an answer that no tool result of the turn shows.
+
+Asked "What is timeout_ms set to in service/settings.ini?", a 1.5B model ran a `grep | awk` that
+printed only "=" signs and answered "120"; the file says 7341. An answer to a question that states a
+value — a number such as ``120`` or ``0.4.2`` (one digit alone is prose), or a quoted string — is checked against what the
+turn's tool results (and the question itself) contain. When none of its values appears there, the
+model is asked once to answer from the results or to look again. Counting questions ("how many …")
+are not checked: a count is computed, not read.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["Seen", "unseen_values", "COUNTING", "MAX_SEEN"]
+
+MAX_SEEN = 1 << 20          # characters of tool results kept per turn (the latest)
+COUNTING = re.compile(r"\bhow\s+(?:many|much|often|long)\b|\bcount\b|\bnumber\s+of\b", re.I)
+_VALUE = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)+|\d{2,})(?![\w-]|\.\d)|\"([^\"\n]{1,80})\"|'([^'\n]{1,80})'")
+
+
+class Seen:
+    """The text of one turn's tool results, bounded."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def add(self, content: str) -> None:
+        self.text = (self.text + "\n" + content)[-MAX_SEEN:]
+
+
+def unseen_values(answer: str, question: str, seen: Seen) -> list[str]:
+    """The answer's values, when there are some and not one of them is in the results or the
+    question; [] otherwise."""
+    values = [next(g for g in m.groups() if g is not None) for m in _VALUE.finditer(answer)]
+    values = [v.strip() for v in values if v.strip()]
+    if not values:
+        return []
+    if any(v in seen.text or v in question for v in values):
+        return []
+    return values
