@@ -48,7 +48,8 @@ SOLVE: dict[str, tuple[str, list[Reply]]] = {
 # yet); the model insists.
 INVENT: dict[str, tuple[str, list[Reply]]] = {
     "ask_ini_value": ("native", [text_reply("timeout_ms is 5000.")] * 2),
-    "edit_port": ("text", [text_reply("I changed the port in server.cfg to 9417.")] * 4),   # look, claim, undone
+    "edit_port": ("text", [text_reply("I changed the port in server.cfg to 9417.")] * 5),   # look, claim, undone,
+                                                                                  # server.cfg unchanged
     "run_script_report": ("none", [tool_reply(("bash", {"command": "echo skipped"})),
                                    text_reply("The script prints 4821.")]),
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import time
 from pathlib import Path
 
@@ -21,12 +22,14 @@ ENTER, ALT_ENTER, CTRL_C, CTRL_D = "\r", "\x1b\r", "\x03", "\x04"
 class Chat:
     """A running ``axon chat``; ``expect`` waits for text in the output with ANSI codes removed."""
 
-    def __init__(self, project: Path, env: dict[str, str], *args: str) -> None:
+    def __init__(self, project: Path, env: dict[str, str], *args: str, ignore_sigint: bool = False) -> None:
         cmd = axon_command()
         env = {**env, "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"}
         env.pop("COLUMNS", None)
+        preexec = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None
         self.child = pexpect.spawn(cmd[0], [*cmd[1:], "chat", *args], cwd=str(project), env=env,
-                                   dimensions=(40, 120), encoding="utf-8", codec_errors="replace")
+                                   dimensions=(40, 120), encoding="utf-8", codec_errors="replace",
+                                   preexec_fn=preexec)
         self.raw = ""
         self.mark = 0
 
@@ -326,3 +329,20 @@ def test_slash_undo_restores_what_a_bash_command_changed(chat, server, project):
     assert len(server.requests) == 3
     assert "the user undid your changes" in server.requests[-1].messages[-2]["content"]
     c.exit()
+
+
+def test_ctrl_c_interrupts_a_chat_started_with_sigint_ignored(project, axon_env, server):
+    # a script's `axon chat &`-style start (and a test runner started in the background) ignores
+    # SIGINT; at a terminal, Ctrl-C must still stop the turn
+    words = " ".join(f"word{i}" for i in range(3000))
+    server.add(text_reply("Starting. " + words, chunk_delay=0.02), text_reply("next answer"))
+    c = Chat(project, axon_env, ignore_sigint=True)
+    try:
+        c.prompt()
+        c.say("talk")
+        c.expect("Starting.")
+        c.send(CTRL_C)
+        c.expect("interrupted", timeout=30)
+        c.prompt()
+    finally:
+        c.child.close(force=True)

@@ -84,6 +84,16 @@ def _no_echo(enabled: bool) -> Iterator[None]:
             termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
+def _ctrl_c_interrupts() -> None:
+    """At a terminal Ctrl-C is the user's: a chat started with SIGINT ignored (a script's ``cmd &``
+    starts it so; ignoring survives exec, and Python then installs no KeyboardInterrupt) would let
+    a running command or answer go on to the end. Main thread only."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _warm_up() -> None:
     """Import the HTTP client while the user types, so the first answer starts sooner."""
     with contextlib.suppress(Exception):
@@ -191,6 +201,8 @@ class Repl:
 
     # -- the loop ---------------------------------------------------------------------------
     def loop(self) -> None:
+        if self.tty:
+            _ctrl_c_interrupts()
         read = self._tty_reader() if self.tty else self._plain_reader
         interrupts = 0
         while self.running:
