@@ -32,7 +32,15 @@ from typing import Any
 
 from axon_cli.core.nudges import TEXT_HINT, Nudger
 from axon_cli.core.repeats import read_only_call
-from axon_cli.core.targets import ATTACHED, CHANGE_TASK, DELETE_VERBS, QUESTION, TaskTargets, file_mentions
+from axon_cli.core.targets import (
+    ATTACHED,
+    CHANGE_TASK,
+    DELETE_VERBS,
+    QUESTION,
+    TaskTargets,
+    file_mentions,
+    is_change_task,
+)
 from axon_cli.core.values import COUNTING, Seen, unseen_values
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.tools.dispatch import CallResult, ToolCall
@@ -104,7 +112,8 @@ class AnswerChecks:
         self.ran = False             # a successful shell command
         self.sent: set[str] = set()  # which reminders were sent this turn
         self.reason = ""             # why the last reminder was sent, for a Notice event
-        self.targets = TaskTargets(task.partition(ATTACHED)[0], ctx)   # the files it names, as they were
+        self.asked = task.partition(ATTACHED)[0].strip()   # the user's words, without attached files
+        self.targets = TaskTargets(self.asked, ctx)   # the files it names, as they were
         self.seen = Seen()           # what this turn's tool results said
 
     def saw(self, calls: list[ToolCall], results: list[CallResult]) -> None:
@@ -179,9 +188,8 @@ class AnswerChecks:
         return HANDED_OVER.format(hint=self.hint or "call one of your tools")
 
     def _unfinished(self, answer: str) -> str | None:
-        asked = self.task.partition(ATTACHED)[0].strip()
-        wanted = CHANGE_TASK.search(asked)
-        if self.changed or self.denied or wanted is None or QUESTION.search(asked):
+        wanted = CHANGE_TASK.search(self.asked)
+        if self.changed or self.denied or wanted is None or not is_change_task(self.asked):
             return None     # a change the user or the rules denied is the model's to explain, not to retry
         self.reason = "the task asks for a change and nothing was changed; told the model to do it"
         unmet = self.targets.unmet()
@@ -191,8 +199,7 @@ class AnswerChecks:
     def _target(self, answer: str) -> str | None:
         """Something changed, but not what the task names: the file to delete is still there (it was
         emptied), the file to change is as it was."""
-        asked = self.task.partition(ATTACHED)[0].strip()
-        if self.denied or QUESTION.search(asked):
+        if self.denied or not is_change_task(self.asked):
             return None
         if not self.changed and ("unfinished" not in self.sent or SAYS_NO_CHANGE.search(answer)):
             return None     # nothing changed at all: the *unfinished* check's case (then this one, once,
@@ -217,8 +224,7 @@ class AnswerChecks:
 
     def _unseen(self, answer: str) -> str | None:
         """A question answered with a value that no tool result of this turn shows (``values``)."""
-        asked = self.task.partition(ATTACHED)[0].strip()
-        if not self.called or not QUESTION.search(asked) or COUNTING.search(asked):
+        if not self.called or not QUESTION.search(self.asked) or COUNTING.search(self.asked):
             return None
         values = unseen_values(answer, self.task, self.seen)
         if not values:
