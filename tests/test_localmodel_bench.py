@@ -175,3 +175,25 @@ def test_a_hung_run_is_killed_and_recorded(tmp_path: Path) -> None:
     run = data["runs"][0]
     assert run["timed_out"] and not run["solved"] and run["turns"] is None and run["seconds"] < 25
     assert data["summary"]["text"]["timed_out"] == 1
+
+
+def _results(commit: str, reps: dict[str, list[bool]], chores_: list[str]) -> dict:
+    runs = [{"config": config, "rep": rep, "chore": name, "kind": "ask", "solved": solved, "turns": 2,
+             "seconds": 1.0, "timed_out": False}
+            for config, outcomes in reps.items()
+            for rep, solved in enumerate(outcomes, 1) for name in chores_]
+    return {"meta": {"commit": commit, "chores": chores_}, "runs": runs}
+
+
+def test_merge_renumbers_repetitions_per_config_and_keeps_each_commit() -> None:
+    import merge
+
+    first = _results("aaa", {"text": [True, False]}, ["c1", "c2"])
+    second = _results("bbb", {"text": [True], "native": [False, True]}, ["c1", "c2"])
+    merged = merge.merge([first, second])
+    assert merged["summary"]["text"]["per_rep"] == [2, 0, 2]
+    assert merged["summary"]["native"]["per_rep"] == [0, 2]
+    assert merged["meta"]["commits"] == ["aaa", "bbb"] and merged["meta"]["reps"] == 3
+    assert {r["commit"] for r in merged["runs"] if r["rep"] == 3} == {"bbb"}
+    with pytest.raises(ValueError, match="different chores"):
+        merge.merge([first, _results("ccc", {"text": [True]}, ["c1"])])
