@@ -66,7 +66,7 @@ def main(paths: list[str]) -> int:
         n = len(data["meta"]["chores"])
         summary = data.get("summary") or summarize(data["runs"], n)
         meta = data["meta"]
-        print(format_summary(summary, n, f"{path}: axon {meta.get('version')} {meta.get('commit', '')[:10]}"))
+        print(format_summary(summary, n, f"{path}: {meta.get('version')} {meta.get('commit', '')[:10]}"))
     return 0
 
 
