@@ -182,7 +182,7 @@ def _results(commit: str, reps: dict[str, list[bool]], chores_: list[str]) -> di
              "seconds": 1.0, "timed_out": False}
             for config, outcomes in reps.items()
             for rep, solved in enumerate(outcomes, 1) for name in chores_]
-    return {"meta": {"commit": commit, "chores": chores_}, "runs": runs}
+    return {"meta": {"commit": commit, "started": f"start-{commit}", "chores": chores_}, "runs": runs}
 
 
 def test_merge_renumbers_repetitions_per_config_and_keeps_each_commit() -> None:
@@ -197,3 +197,5 @@ def test_merge_renumbers_repetitions_per_config_and_keeps_each_commit() -> None:
     assert {r["commit"] for r in merged["runs"] if r["rep"] == 3} == {"bbb"}
     with pytest.raises(ValueError, match="different chores"):
         merge.merge([first, _results("ccc", {"text": [True]}, ["c1"])])
+    with pytest.raises(ValueError, match="merging it twice"):
+        merge.merge([merged, second])       # the merged file already holds the second part

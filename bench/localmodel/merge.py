@@ -3,7 +3,8 @@
     python bench/localmodel/merge.py results/after-text.json part1.json part2.json
 
 The first path is the output (it may also be one of the inputs). Each run keeps its source file's
-axon commit in `commit`; `meta.commits` lists them all. Files with different chore sets are refused.
+axon commit in `commit`; `meta.commits` lists them all, `meta.parts` each part's start time. Files with
+different chore sets, or a part already in the merge (merged twice), are refused.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from summary import format_summary, summarize
+from summary import format_summary, summarize, write_json
 
 
 def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -23,9 +24,14 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     chores = parts[0]["meta"]["chores"]
     runs: list[dict[str, Any]] = []
     last_rep: dict[str, int] = {}
+    started: list[str] = []
     for part in parts:
         if part["meta"]["chores"] != chores:
             raise ValueError("the files cover different chores; merge only runs of the same set")
+        stamps = part["meta"].get("parts") or [part["meta"].get("started", "?")]
+        if set(stamps) & set(started):
+            raise ValueError(f"a run started at {stamps[0]} is already in the merge; merging it twice would count it twice")
+        started += stamps
         offset = dict(last_rep)
         commit = part["meta"].get("commit", "?")
         for run in part["runs"]:
@@ -34,7 +40,7 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
             last_rep[run["config"]] = max(last_rep.get(run["config"], 0), rep)
     meta = {**parts[0]["meta"], "configs": list(dict.fromkeys(r["config"] for r in runs)),
             "reps": max(last_rep.values(), default=0),
-            "commits": list(dict.fromkeys(r["commit"] for r in runs))}
+            "commits": list(dict.fromkeys(r["commit"] for r in runs)), "parts": started}
     return {"meta": meta, "runs": runs, "summary": summarize(runs, len(chores))}
 
 
@@ -48,9 +54,7 @@ def main(argv: list[str]) -> int:
     except (OSError, ValueError, KeyError) as exc:
         print(f"merge.py: {exc}", file=sys.stderr)
         return 1
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    tmp.write_text(json.dumps(merged, indent=1) + "\n")
-    tmp.replace(out)
+    write_json(out, merged)
     print(format_summary(merged["summary"], len(merged["meta"]["chores"]), f"{out} (merged)"))
     return 0
 

@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chores import BY_NAME, CHORES, Chore, build_fixture, read_project  # noqa: E402
-from summary import format_summary, summarize  # noqa: E402
+from summary import format_summary, summarize, write_json  # noqa: E402
 
 CONFIGS = ("none", "text", "auto", "native")
 
@@ -135,13 +135,6 @@ def describe_axon(axon: list[str]) -> dict[str, str]:
             info.update({"checkout": str(parent), "commit": rev.stdout.strip() + ("+dirty" if dirty else "")})
             break
     return info
-
-
-def write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    tmp.replace(path)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -43,6 +44,17 @@ def summarize(runs: list[dict[str, Any]], n_chores: int) -> dict[str, Any]:
     return out
 
 
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write a results file whole or not at all: a temp file beside it, fsync, rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w") as f:
+        f.write(json.dumps(data, indent=1) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    tmp.replace(path)
+
+
 def format_summary(summary: dict[str, Any], n_chores: int, label: str = "") -> str:
     head = f"{'config':8} {'solved per rep':16} {'mean ± sd':14} {'min–max':8} {'turns':6} {'s/run':6} no-result"
     rows = [f"\nsummary{' · ' + label if label else ''} (of {n_chores} chores)", head]
@@ -66,7 +78,8 @@ def main(paths: list[str]) -> int:
         n = len(data["meta"]["chores"])
         summary = data.get("summary") or summarize(data["runs"], n)
         meta = data["meta"]
-        print(format_summary(summary, n, f"{path}: {meta.get('version')} {meta.get('commit', '')[:10]}"))
+        commits = " + ".join(c[:10] for c in meta.get("commits") or [meta.get("commit", "")])
+        print(format_summary(summary, n, f"{path}: {meta.get('version')} {commits}"))
     return 0
 
 
