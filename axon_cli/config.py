@@ -18,7 +18,7 @@ from axon_cli.trust.widening import CONFIG
 __all__ = ["Settings", "Price", "McpServerConfig", "HookConfig", "HookEvent", "HOOK_EVENTS", "LoadedSettings",
            "load_settings", "user_config_dir", "read_toml", "KEYLESS_HINT", "trust_requested", "folder_trust"]
 
-Mode = Literal["default", "accept-edits", "read-only", "yolo"]
+Mode = Literal["read-only", "default", "accept-edits", "auto", "yolo"]
 HookEvent = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart"]
 HOOK_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart")
 

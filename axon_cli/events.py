@@ -185,6 +185,7 @@ class ApprovalRequest(BaseModel):
     suggested_rule: str | None = None  # the narrowest rule that would allow this call
     outside_sandbox: bool = False     # approved, it runs outside the sandbox (why: ``outside_reason``)
     outside_reason: str = ""
+    wider_mode: str = ""              # the narrowest wider mode that would run it unasked ("auto")
 
 
 class ApprovalAnswer(BaseModel):
@@ -209,6 +210,8 @@ class DenyApprover:
 
     def __call__(self, request: ApprovalRequest) -> ApprovalAnswer:
         how = "re-run with --yes"
+        if request.wider_mode:
+            how += f", or with --mode {request.wider_mode}"
         if request.suggested_rule:
             how += f', or add the allow rule "{request.suggested_rule}" to .axon/permissions.toml'
         return ApprovalAnswer(approved=False, message=f"axon run is non-interactive ({how})")

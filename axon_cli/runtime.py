@@ -181,7 +181,12 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     if (no_snapshots := snapshots.unavailable()) is not None and settings.snapshots:
         bus(Notice(message=f"undo is not available: {no_snapshots}"))
     ctx.checkpointer = TurnSnapshots(snapshots, session_id) if no_snapshots is None else Checkpointer()
-    policy = make_policy(loaded, project_root, _containment(sandbox, ctx.checkpointer))
+    containment = _containment(sandbox, ctx.checkpointer)
+    policy = make_policy(loaded, project_root, containment)
+    from axon_cli.permissions.modes import auto_fallback_note
+
+    if (fallback := auto_fallback_note(policy.mode, containment)) is not None:
+        bus(Notice(message=fallback))
     dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus, hooks=extensions.hooks)
     llm = LLMClient(settings, emit=bus)
     if mcp is not None:

@@ -139,10 +139,14 @@ def test_permissions_command_lists_rules_and_check_explains(run_axon, project):
     (project / ".axon" / "config.toml").write_text('sandbox = "off"\n')        # the policy without a sandbox
     r = run_axon("permissions", "check", "bash(ls && rm x)", env=TRUSTED)
     assert "bash(ls && rm x): ask" in r.stdout and "simple commands: ls; rm x" in r.stdout
-    if NO_NAMESPACES is None:                    # with the sandbox, undo makes it safe to run unasked
+    if NO_NAMESPACES is None:                    # with the sandbox, undo makes it safe to run unasked in auto
         (project / ".axon" / "config.toml").write_text('sandbox = "workspace-write"\n')
         r = run_axon("permissions", "check", "bash(ls && rm x)", env=TRUSTED)
-        assert r.stdout.startswith("bash(ls && rm x): allow\n  decided by: mode accept-edits, sandbox and snapshot\n"
+        assert r.stdout.startswith("bash(ls && rm x): ask\n  decided by: mode accept-edits\n"
+                                   "  reason: destructive: rm deletes files\n"), r.stdout
+        assert "    auto          runs    sandboxed, undoable\n" in r.stdout
+        r = run_axon("permissions", "check", "bash(ls && rm x)", "--mode", "auto", env=TRUSTED)
+        assert r.stdout.startswith("bash(ls && rm x): allow\n  decided by: mode auto, sandbox and snapshot\n"
                                    "  reason: sandboxed, undoable\n"), r.stdout
     r = run_axon("permissions", "check", "read_file(.env)", "--mode", "yolo")
     assert "read_file(.env): ask" in r.stdout and "sensitive" in r.stdout

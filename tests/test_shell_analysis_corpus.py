@@ -196,7 +196,8 @@ def _uncovered(paths: list[str]) -> dict[str, str]:
 
 
 CONTAINED = Containment(confined=True, uncovered=_uncovered)
-# command, decision (default mode, RULES, sandbox + snapshot), a word of the reason
+# command, decision (auto mode, RULES, sandbox + snapshot), a word of the reason; `default` asks before the
+# destructive ones among them (tests/test_mode_ladder.py)
 SANDBOXED: list[tuple[str, str, str]] = [
     ("rm a.txt; echo x > new.txt; sed -i s/1/2/ b.txt", "allow", "sandboxed, undoable"),
     ("make", "allow", "sandboxed, undoable"), ("python script.py", "allow", "sandboxed, undoable"),
@@ -220,7 +221,7 @@ SANDBOXED: list[tuple[str, str, str]] = [
 
 @pytest.mark.parametrize("command,decision,why", SANDBOXED, ids=[c for c, *_ in SANDBOXED])
 def test_sandboxed_and_undoable(command: str, decision: str, why: str) -> None:
-    d = decide("bash", "shell", {"command": command}, False, False, "default", RULES, ROOT, HOME, which=_which,
+    d = decide("bash", "shell", {"command": command}, False, False, "auto", RULES, ROOT, HOME, which=_which,
                containment=CONTAINED)
     assert (d.behavior, d.needs_snapshot) == (decision, d.reason == "sandboxed, undoable"), d
     assert why in d.reason + d.decided_by, d
@@ -250,7 +251,7 @@ def test_a_version_query_needs_the_program_outside_the_project() -> None:
 LEAVABLE = Containment(confined=True, uncovered=_uncovered, may_leave=True)
 GIT = "writes .git"
 PINNED = "(inside even if approved)"
-# command, decision (default mode, RULES, auto sandbox + snapshot), why it would run outside (None: inside;
+# command, decision (auto mode, RULES, auto sandbox + snapshot), why it would run outside (None: inside;
 # PINNED: inside, and never outside even if approved or asked for)
 OUTSIDE: list[tuple[str, str, str | None]] = [
     # git subcommands that write the repository: never "sandboxed, undoable" (the sandbox's .git is read-only)
@@ -305,7 +306,7 @@ OUTSIDE: list[tuple[str, str, str | None]] = [
 ]
 
 
-def _leaving(command: str, mode: str = "default", asked: bool = False, rules: RuleSet = RULES,
+def _leaving(command: str, mode: str = "auto", asked: bool = False, rules: RuleSet = RULES,
              containment: Containment = LEAVABLE) -> Decision:
     return decide("bash", "shell", {"command": command, "outside_sandbox": asked}, False, False, mode, rules, ROOT,
                   HOME, which=_which, containment=containment)

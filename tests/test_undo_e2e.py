@@ -34,7 +34,7 @@ def test_a_shell_turn_runs_without_a_prompt_and_axon_undo_reverts_it(server, run
     (project / "b.txt").write_text("1\n")
     server.add(tool_reply(("bash", {"command": "rm a.txt; echo x > new.txt; sed -i s/1/2/ b.txt"})),
                text_reply("tidied"))
-    r = run_axon("run", "tidy up", "--output-format", "stream-json")        # default mode, no --yes
+    r = run_axon("run", "tidy up", "--output-format", "stream-json", "--mode", "auto")        # no --yes
     assert r.code == 0, r.stderr
     assert _decisions(r.stdout) == [("allow", "sandboxed, undoable")]
     assert not (project / "a.txt").exists() and (project / "new.txt").read_text() == "x\n"
@@ -89,7 +89,7 @@ def test_deleting_files_git_ignores_still_asks(server, run_axon, project: Path) 
     (project / "data").mkdir()
     (project / "data" / "train.csv").write_text("1,2\n")
     server.add(tool_reply(("bash", {"command": "rm -rf data"})), text_reply("ok"))
-    r = run_axon("run", "clean", "--output-format", "stream-json")
+    r = run_axon("run", "clean", "--output-format", "stream-json", "--mode", "auto")   # even in auto
     assert r.code == 0, r.stderr
     ((decision, reason),) = _decisions(r.stdout)
     assert decision == "ask" and reason.endswith("not undoable in the sandbox: data is ignored by git, so undo "

@@ -24,6 +24,7 @@ class Decision:
     needs_snapshot: bool = False      # allowed only because a snapshot can undo it ("sandboxed, undoable")
     outside_sandbox: str | None = None  # why it runs outside the ``auto`` sandbox once approved (None: inside)
     stays_sandboxed: str | None = None  # why it never leaves the sandbox (a sensitive path, read-only mode)
+    wider_mode: str | None = None     # an ask: the narrowest wider mode that would run it unasked
 
 
 class ToolFacts(Protocol):

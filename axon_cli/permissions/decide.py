@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.permissions.base import Decision
-from axon_cli.permissions.decision_context import Containment, DecisionContext, Which
+from axon_cli.permissions.decision_context import Containment, DecisionContext, FileProbe, Which
 from axon_cli.permissions.paths import PathFacts, Resolver, sensitive_reason
 from axon_cli.permissions.rules import Rule, RuleSet
 from axon_cli.permissions.shell_decide import decide_shell
@@ -24,12 +24,13 @@ __all__ = ["decide"]
 def decide(tool_name: str, category: str, tool_input: dict[str, Any], read_only: bool, destructive: bool,
            mode: str, rules: RuleSet, project_root: Path, home: Path, *, paths: list[str] | None = None,
            source: str = "builtin", resolve: Resolver | None = None, containment: Containment | None = None,
-           which: Which | None = None) -> Decision:
+           which: Which | None = None, probe: FileProbe | None = None) -> Decision:
     """Decide one call. ``paths`` are the file paths it touches (file tools). ``containment`` (a
     sandbox confining writes to the workspace, a snapshot that can restore it, whether the sandbox
     may be left) and ``which`` (where a program is on PATH) are facts for shell commands; a shell
-    input's ``outside_sandbox`` says the model asked to run it outside the sandbox."""
-    ctx = DecisionContext(mode, rules, project_root, home, resolve, containment, which)
+    input's ``outside_sandbox`` says the model asked to run it outside the sandbox. ``probe`` says
+    which files exist (a command overwriting one is destructive; without it, every one is taken to)."""
+    ctx = DecisionContext(mode, rules, project_root, home, resolve, containment, which, probe)
     if category == "shell":
         return decide_shell(str(tool_input.get("command", "")), ctx, tool_name,
                             asked=bool(tool_input.get("outside_sandbox")))
@@ -67,7 +68,7 @@ def _decide_files(tool: str, write: bool, raw_paths: list[str], destructive: boo
     outside = [f.abs for facts in per_path for f in facts if f.rel is None]
     if outside and ctx.mode != "yolo":
         return Decision("ask", f"outside the project ({outside[0]})", ctx.mode_by(), destructive, suggested)
-    if not write or ctx.mode in ("accept-edits", "yolo"):
+    if not write or ctx.mode in ("accept-edits", "auto", "yolo"):
         return Decision("allow", "read-only" if not write else "edit inside the project", ctx.mode_by(),
                         destructive)
     return Decision("ask", "changes a file", ctx.mode_by(), destructive, suggested)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,9 +10,21 @@ from pathlib import Path
 from axon_cli.permissions.paths import PathFacts, Resolver, lexical_resolver, path_facts
 from axon_cli.permissions.rules import Rule, RuleSet, path_match
 
-__all__ = ["DecisionContext", "Which", "Containment"]
+__all__ = ["DecisionContext", "Which", "Containment", "FileProbe", "DISK"]
 
 Which = Callable[[str], "str | None"]
+
+
+@dataclass(frozen=True)
+class FileProbe:
+    """Whether an absolute path names something (``exists``) and whether it is a directory: a
+    target that exists makes ``> f`` or ``cp a f`` destructive; one that does not, a new file."""
+
+    exists: Callable[[str], bool]
+    is_dir: Callable[[str], bool]
+
+
+DISK = FileProbe(os.path.lexists, os.path.isdir)
 
 
 @dataclass(frozen=True)
@@ -38,9 +51,9 @@ class DecisionContext:
 
     def __init__(self, mode: str, rules: RuleSet, project_root: Path, home: Path,
                  resolve: Resolver | None = None, containment: Containment | None = None,
-                 which: Which | None = None) -> None:
+                 which: Which | None = None, probe: FileProbe | None = None) -> None:
         self.mode, self.rules, self.home = mode, rules, str(home)
-        self.containment, self.which = containment, which
+        self.containment, self.which, self.probe = containment, which, probe
         self.resolve = resolve or lexical_resolver(project_root, home)
         roots = {str(project_root)}
         if resolve is not None:
@@ -49,6 +62,15 @@ class DecisionContext:
 
     def facts(self, raw: str, write: bool = False) -> list[PathFacts]:
         return path_facts(raw, self.resolve, self.roots, write)
+
+    def exists(self, word: str) -> bool:
+        """Whether the file a command word names exists (unknown without a probe: taken to exist)."""
+        probe = self.probe
+        return probe is None or any(probe.exists(f.abs) for f in self.facts(word))
+
+    def is_dir(self, word: str) -> bool:
+        probe = self.probe
+        return probe is not None and any(probe.is_dir(f.abs) for f in self.facts(word))
 
     def inside(self, path: str) -> bool:
         return any(path == r or path.startswith(r.rstrip("/") + "/") for r in self.roots)

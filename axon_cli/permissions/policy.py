@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from axon_cli.errors import AxonError, ConfigError
 from axon_cli.permissions.base import Decision, ToolFacts
 from axon_cli.permissions.decide import decide
+from axon_cli.permissions.decision_context import DISK
 from axon_cli.permissions.paths import fs_resolver
 from axon_cli.permissions.rules import MODES, Rule, RuleSet, load_rules, parse_rule
 from axon_cli.trust.folder import FolderTrust
@@ -74,7 +75,7 @@ class RulePolicy:
                       bool(spec.is_destructive(tool_input)), self._mode, self.rules, self.project_root,
                       self.home, paths=paths, source=spec.source,
                       resolve=fs_resolver(self.project_root, self.home), containment=self.containment,
-                      which=self.which)
+                      which=self.which, probe=DISK)
 
     def remember(self, rule: str, scope: Literal["session", "project"]) -> str:
         parsed = parse_rule(rule, "allow", "session" if scope == "session" else PROJECT_FILE)

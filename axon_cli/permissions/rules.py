@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from axon_cli.errors import ConfigError
+from axon_cli.permissions.modes import MODES
 from axon_cli.state import read_toml
 from axon_cli.trust.folder import FolderTrust
 from axon_cli.trust.widening import PERMISSIONS
@@ -28,7 +29,6 @@ __all__ = ["Rule", "RuleSet", "Action", "parse_rule", "load_rules", "rules_from_
            "path_match", "display_path", "MODES", "FILE_TOOLS"]
 
 Action = Literal["allow", "ask", "deny"]
-MODES = ("default", "accept-edits", "read-only", "yolo")
 FILE_TOOLS = {"read_file", "write_file", "edit_file", "list_files", "search_files"}
 _RULE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)(?:\((.*)\))?$", re.S)
 

@@ -27,11 +27,16 @@ if TYPE_CHECKING:
     from axon_cli.permissions.paths import PathFacts
     from axon_cli.permissions.shell import CommandAnalysis, Unit
 
-__all__ = ["SandboxExit", "sandbox_exit", "ASKED"]
+__all__ = ["SandboxExit", "sandbox_exit", "ASKED", "runs_project_code"]
 
 ASKED = "asked for by the model"
 _CREATES = ("touch", "mkdir", "mkfifo")
 _PROTECTED = (".axon",)
+INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "perl", "php", "bash", "sh", "zsh", "dash", "deno",
+                          "bun", "lua", "Rscript", "java", "tsx", "ts-node"})
+RUNNERS = frozenset({"make", "gmake", "npm", "npx", "yarn", "pnpm", "pytest", "tox", "nox", "just", "task",
+                     "cargo", "go", "gradle", "gradlew", "mvn", "rake", "bundle", "poetry", "uv", "pre-commit",
+                     "pip", "pip3", "hatch", "pdm", "invoke", "ant", "cmake", "meson", "ninja", "dotnet"})
 
 
 @dataclass(frozen=True)
@@ -97,3 +102,26 @@ def sandbox_exit(a: CommandAnalysis, named: list[PathFacts], ctx: DecisionContex
     if asked:
         return SandboxExit(ASKED, units=[u for u in a.units if u.argv])
     return SandboxExit()
+
+
+def runs_project_code(unit: Unit, ctx: DecisionContext) -> str | None:
+    """Why this simple command runs code the project holds — which the sandboxed model can change —
+    or None: a program inside the project, an interpreter given a project file, a build tool or
+    test runner (they run the project's Makefile, package.json scripts, conftest.py, build.rs …)."""
+    if not unit.argv:
+        return None
+    name = command_name(unit.argv)
+    program = next((f for f in ctx.facts(unit.argv[0]) if f.rel is not None), None) if "/" in unit.argv[0] else None
+    if program is not None:
+        return f"{program.rel} is a file of the project"
+    base = name.rsplit("/", 1)[-1]
+    if base in RUNNERS or base.startswith("python3.") or (base == "python3" and unit.argv[1:3] == ["-m", "pip"]):
+        return f"{base} runs the project's own build or test files"
+    if base in INTERPRETERS:
+        for word in unit.argv[1:]:
+            if word.startswith("-"):
+                continue
+            hit = next((f for f in ctx.facts(word) if f.rel is not None and f.rel and ctx.exists(word)), None)
+            if hit is not None:
+                return f"{base} runs {hit.rel}, a file of the project"
+    return None

@@ -17,11 +17,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from axon_cli.permissions.base import Decision
-from axon_cli.permissions.containment import SANDBOXED_UNDOABLE, not_contained
+from axon_cli.permissions.containment import SANDBOXED_UNDOABLE, not_contained, reaches_out
+from axon_cli.permissions.effects import Effects, truncated_targets, unit_effects
+from axon_cli.permissions.modes import effective_mode
 from axon_cli.permissions.paths import PathFacts, sensitive_reason
 from axon_cli.permissions.rules import FILE_TOOLS, Rule, bash_match
-from axon_cli.permissions.sandbox_exit import sandbox_exit
+from axon_cli.permissions.sandbox_exit import ASKED, runs_project_code, sandbox_exit
 from axon_cli.permissions.shell import CommandAnalysis, Unit, analyze
+from axon_cli.permissions.shell_facts import command_name
 from axon_cli.permissions.shell_readers import version_query
 
 if TYPE_CHECKING:
@@ -30,6 +33,9 @@ if TYPE_CHECKING:
 __all__ = ["decide_shell", "short"]
 
 READ_TOOLS = ("read_file", "list_files", "search_files")
+DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/stdout",
+                     "/dev/stderr", "/dev/tty"})        # reading these touches nothing outside the project
+NO_EDIT_ONLY = frozenset({"awk", "gawk", "python", "python3", "node", "bash", "sh"})   # run code as well
 
 
 def short(command: str, limit: int = 80) -> str:
@@ -94,12 +100,19 @@ def _settle_exit(d: Decision, a: CommandAnalysis, facts: _Facts, ctx: DecisionCo
         return d
     if d.behavior == "ask":
         return replace(d, outside_sandbox=exit_.why)
+    if ctx.mode == "yolo":
+        return replace(d, outside_sandbox=exit_.why)
     allow = ctx.rules.of("allow", tool)
     named = [_unit_rule(allow, u) for u in exit_.units]
-    if ctx.mode == "yolo" or (named and all(named) and not d.needs_snapshot):
+    code = next((why for u in exit_.units for why in [runs_project_code(u, ctx)] if why), None)
+    if named and all(named) and not d.needs_snapshot and exit_.why != ASKED and code is None:
         return replace(d, outside_sandbox=exit_.why)
-    return Decision("ask", f"runs outside the sandbox: {exit_.why}", f"mode {ctx.mode}", d.destructive,
-                    _suggest(exit_.units, tool), outside_sandbox=exit_.why)
+    why = f"runs outside the sandbox: {exit_.why}"
+    if named and all(named):      # an allow rule approves running inside the sandbox, not leaving it
+        why += f"; {code}, so an allow rule does not approve leaving" if code else \
+            "; an allow rule does not approve leaving the sandbox when the model asks to"
+    return Decision("ask", why, f"mode {ctx.mode}", d.destructive, None if code or exit_.why == ASKED
+                    else _suggest(exit_.units, tool), outside_sandbox=exit_.why)
 
 
 def _decide_parsed(command: str, a: CommandAnalysis, facts: _Facts, ctx: DecisionContext, tool: str) -> Decision:
@@ -128,16 +141,17 @@ def _allow_or_ask(a: CommandAnalysis, facts: _Facts, ctx: DecisionContext, tool:
     pending: list[Unit] = []
     used: list[Rule] = []
     outside: list[str] = []
+    edits_run = effective_mode(ctx.mode, ctx.containment) in ("accept-edits", "auto")
     for unit, reads, writes in zip(a.units, facts.reads, facts.writes, strict=True):
         out = [f.abs for f in writes if f.rel is None]
         rule = _unit_rule(allow, unit) if unit.argv else None
         if rule is None:
-            out += [f.abs for f in reads if f.rel is None]
+            out += [f.abs for f in reads if f.rel is None and f.abs not in DEVICES]
         outside += out
         if rule is not None:
             used.append(rule)
-            if out or (writes and ctx.mode != "accept-edits"):   # a rule covers the command, not
-                pending.append(unit)                               # the file it redirects into
+            if out or (writes and not edits_run):   # a rule covers the command, not
+                pending.append(unit)                # the file it redirects into
         elif not (unit.read_only and not writes and not out and _program_known(unit, ctx)):
             pending.append(unit)
     sensitive = [f.sensitive for f in facts.all() if f.sensitive]
@@ -153,16 +167,49 @@ def _allow_or_ask(a: CommandAnalysis, facts: _Facts, ctx: DecisionContext, tool:
         return Decision("allow", "yolo", "mode yolo", destructive)
     if outside:
         return Decision("ask", f"outside the project ({outside[0]})", f"mode {ctx.mode}", destructive, suggested)
+    return _by_mode(a, pending, ctx, destructive, suggested)
+
+
+def _by_mode(a: CommandAnalysis, pending: list[Unit], ctx: DecisionContext, destructive: bool,
+             suggested: str | None) -> Decision:
+    """The mode's answer for the simple commands no rule and no read-only-ness allowed: the ladder
+    of ``modes`` over what they do to existing files (``effects``) and whether the sandbox and a
+    snapshot contain them."""
+    mode = effective_mode(ctx.mode, ctx.containment)
+    truncated = truncated_targets(a)
+    effects = Effects()
+    for unit in pending:
+        effects.add(unit_effects(unit, truncated, ctx.exists, ctx.is_dir))
+    by = f"mode {ctx.mode}"
     why = "not read-only"
-    if a.destructive_reasons:
-        why += "; destructive: " + ", ".join(a.destructive_reasons)
+    if effects.destroys:
+        why = "destructive: " + ", ".join(effects.destroys)
+    elif effects.edits:
+        why = "edits " + ", ".join(effects.edits[:3])
+    blocker = ""
     if ctx.containment is not None and ctx.containment.applies:
-        blocker = not_contained(pending, ctx, ctx.containment, a)
-        if blocker is None:
-            return Decision("allow", SANDBOXED_UNDOABLE, f"mode {ctx.mode}, sandbox and snapshot", destructive,
-                            needs_snapshot=True)
-        why += f"; not undoable in the sandbox: {blocker}"
-    return Decision("ask", why, f"mode {ctx.mode}", destructive, suggested)
+        found = not_contained(pending, ctx, ctx.containment, a)
+        if found is None:
+            if mode == "auto" or not (effects.destroys or (effects.edits and mode == "default")):
+                return Decision("allow", SANDBOXED_UNDOABLE, f"{by}, sandbox and snapshot", destructive,
+                                needs_snapshot=True)
+            return Decision("ask", why, by, destructive, suggested, wider_mode="auto" if effects.destroys else
+                            "accept-edits")
+        blocker = f"; not undoable in the sandbox: {found}"
+    if mode in ("accept-edits", "auto") and _edits_only(pending, truncated, ctx):
+        return Decision("allow", "edits files inside the project", by, destructive)
+    return Decision("ask", why + blocker, by, destructive, suggested)
+
+
+def _edits_only(pending: list[Unit], truncated: set[str], ctx: DecisionContext) -> bool:
+    """Every one of ``pending`` edits named files in place and does nothing else the analysis sees."""
+    for unit in pending:
+        effects = unit_effects(unit, truncated, ctx.exists, ctx.is_dir)
+        if effects.destroys or not effects.edits or "(stdin)" in effects.edits:
+            return False
+        if unit.argv and (reaches_out(unit.argv) or command_name(unit.argv) in NO_EDIT_ONLY):
+            return False
+    return True
 
 
 def _program_known(unit: Unit, ctx: DecisionContext) -> bool:

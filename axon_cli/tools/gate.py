@@ -71,7 +71,8 @@ class PermissionGate:
             call_id=call_id, tool=spec.name, arguments=args, summary=summary,
             reason=decision.reason, destructive=decision.destructive,
             preview=self._preview(spec, tool_input), suggested_rule=decision.suggested_rule,
-            outside_sandbox=bool(decision.outside_sandbox), outside_reason=decision.outside_sandbox or "")
+            outside_sandbox=bool(decision.outside_sandbox), outside_reason=decision.outside_sandbox or "",
+            wider_mode=decision.wider_mode or "")
         self.emit(ApprovalRequested(call_id=call_id, name=spec.name, reason=decision.reason,
                                     destructive=decision.destructive, outside_sandbox=request.outside_sandbox,
                                     outside_reason=request.outside_reason))

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from axon_cli.permissions.modes import MODES
 from axon_cli.trust.items import WideningItem, file_item
 
 __all__ = ["CONFIG", "PERMISSIONS", "MCP_JSON", "SOURCES", "Baseline", "Found", "Kind", "FileKind", "KINDS",
@@ -33,10 +34,12 @@ PERMISSIONS = ".axon/permissions.toml"
 MCP_JSON = ".mcp.json"
 SOURCES = (CONFIG, PERMISSIONS, MCP_JSON)
 
-MODE_ORDER = {"read-only": 0, "default": 1, "accept-edits": 2, "yolo": 3}
+MODE_ORDER = {mode: i for i, mode in enumerate(MODES)}
 SANDBOX_ORDER = {"off": 0, "auto": 1, "workspace-write": 1, "read-only": 2}
 _MODE_EFFECT = {"default": "calls that change things may run once you approve them",
-                "accept-edits": "file edits run without asking", "yolo": "every call runs without asking"}
+                "accept-edits": "file edits run without asking",
+                "auto": "sandboxed, undoable calls run without asking, deletes included",
+                "yolo": "every call runs without asking"}
 _COMMAND_KEY = re.compile(r"(?:^|_)(?:command|cmd|exec|executable|program|script|shell|editor|pager|helper)s?$")
 
 Where = tuple[Any, ...]        # keys and list indices from the file's top level down to the item
@@ -173,7 +176,7 @@ def _command_keys(data: dict[str, Any], base: Baseline, source: str) -> Iterator
 
 
 KINDS: tuple[Kind, ...] = (
-    Kind("mode", PERMISSIONS, "`mode` wider than your own (accept-edits, yolo): calls run without asking", _mode),
+    Kind("mode", PERMISSIONS, "`mode` wider than your own (accept-edits, auto, yolo): calls run without asking", _mode),
     Kind("mode", CONFIG, "`mode` wider than your own, as in permissions.toml", _mode),
     Kind("allow", PERMISSIONS, "each `allow` rule: the calls it covers run without asking", _allow),
     Kind("sandbox", CONFIG, "`sandbox` less strict than your own default (off < auto, workspace-write < "

@@ -11,7 +11,8 @@ from axon_cli.config import LoadedSettings
 from axon_cli.errors import UsageError
 from axon_cli.permissions.base import Decision
 from axon_cli.permissions.decide import decide
-from axon_cli.permissions.decision_context import Containment
+from axon_cli.permissions.decision_context import DISK, Containment
+from axon_cli.permissions.modes import MODES, auto_fallback_note
 from axon_cli.permissions.paths import SENSITIVE_DESCRIPTION, fs_resolver
 from axon_cli.permissions.policy import load_policy
 from axon_cli.trust.report import waiting_lines
@@ -90,9 +91,13 @@ def explain(rule_text: str, loaded: LoadedSettings, root: Path) -> str:
     category, tool_input, read_only, destructive, source = _spec_facts(tool, arg)
     paths = [tool_input["path"]] if category in ("read", "edit") else []
     containment = _containment(loaded, root) if category == "shell" else None
-    d = decide(tool, category, tool_input, read_only, destructive, policy.mode, policy.rules, root, policy.home,
-               paths=paths, source=source, resolve=fs_resolver(root, policy.home), containment=containment,
-               which=shutil.which)
+
+    def in_mode(mode: str) -> Decision:
+        return decide(tool, category, tool_input, read_only, destructive, mode, policy.rules, root, policy.home,
+                      paths=paths, source=source, resolve=fs_resolver(root, policy.home), containment=containment,
+                      which=shutil.which, probe=DISK)
+
+    d = in_mode(policy.mode)
     lines = [f"{rule_text.strip()}: {d.behavior}", f"  decided by: {d.decided_by}", f"  reason: {d.reason}"]
     if category == "shell":
         from axon_cli.permissions.shell import analyze
@@ -110,4 +115,13 @@ def explain(rule_text: str, loaded: LoadedSettings, root: Path) -> str:
     if d.behavior == "ask" and d.suggested_rule:
         lines.append(f'  to allow it: add "{d.suggested_rule}" to allow in .axon/permissions.toml')
     lines.append(f"  mode: {policy.mode} ({policy.mode_source})")
+    lines.append("  in each mode:")
+    width = max(len(m) for m in MODES)
+    for mode in MODES:
+        other = d if mode == policy.mode else in_mode(mode)
+        verdict = {"allow": "runs", "ask": "asks", "deny": "denied"}[other.behavior]
+        lines.append(f"    {mode:<{width}}  {verdict:<6}  {other.reason}")
+    note = auto_fallback_note("auto", containment) if category == "shell" else None
+    if note:
+        lines.append(f"  note: {note}")
     return "\n".join(lines)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from rich.text import Text
 
 from axon_cli.errors import AxonError
+from axon_cli.permissions.modes import MODES
 from axon_cli.ui.render import print_error, print_notice
 
 if TYPE_CHECKING:
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Command", "COMMANDS", "run_slash", "command_names", "MODES"]
 
-MODES = ("default", "accept-edits", "read-only", "yolo")
 
 
 class Repl(Protocol):
@@ -114,8 +114,13 @@ def _mode(repl: Repl, arg: str) -> None:
         hint = f"; did you mean {close[0]}?" if close else ""
         print_error(repl.console, f"unknown mode {arg!r} (one of: {', '.join(MODES)}){hint}")
         return
+    from axon_cli.permissions.modes import DESCRIPTIONS, auto_fallback_note
+
     repl.set_mode(arg)
-    repl.console.print(f"mode: [bold]{arg}[/]")
+    repl.console.print(f"mode: [bold]{arg}[/] — {DESCRIPTIONS[arg]}")
+    note = auto_fallback_note(arg, getattr(repl.rt.policy, "containment", None))
+    if note:
+        print_notice(repl.console, note)
 
 
 def _model(repl: Repl, arg: str) -> None:

@@ -1,0 +1,111 @@
+"""The mode ladder, command by command: what each mode does with a call, on a real project on disk.
+
+Each row is a command and five letters, one a mode in ladder order (read-only, default,
+accept-edits, auto, yolo): ``A`` runs, ``Q`` asks, ``D`` denied. The project has real files, so
+"overwrites an existing file" and "creates a new one" are told apart by the disk; the sandbox and a
+snapshot are on, and ``data/`` is git-ignored (a snapshot cannot bring it back).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from axon_cli.permissions.decide import decide
+from axon_cli.permissions.decision_context import DISK, Containment
+from axon_cli.permissions.modes import MODES
+from axon_cli.permissions.paths import fs_resolver
+from axon_cli.permissions.rules import RuleSet
+
+LETTER = {"allow": "A", "ask": "Q", "deny": "D"}
+READ_ONLY = [
+    "ls", "ls -la", "cat a.txt", "head -5 a.txt", "tail -n 3 b.txt", "grep -rn foo .", "git status",
+    "git log --oneline -5", "git diff", "find . -name '*.py'", "wc -l a.txt", "rg foo", "pwd", "echo hi",
+    "du -sh .", "stat a.txt", "diff a.txt b.txt", "sort a.txt", "git show HEAD", "which python3",
+    "cat a.txt | grep x | wc -l", "git branch -a", "file a.py",
+]
+DESTRUCTIVE = [
+    "rm a.txt", "rm -f a.txt", "rm -rf sub", "rm -r sub", "unlink a.txt", "shred -u a.txt", "truncate -s 0 a.txt",
+    ": > a.txt", "echo x > a.txt", "echo x >| a.txt", "printf x &> a.txt", "mv -f b.txt a.txt", "mv b.txt a.txt",
+    "cp b.txt a.txt", "cp -f b.txt a.txt", "ln -sf /dev/null a.txt", "chmod 000 a.txt", "chmod -R 000 sub",
+    "chmod +x run.sh", "find . -name '*.tmp' -delete", "find sub -type f -delete", "rmdir emptydir",
+    "dd if=/dev/zero of=a.txt bs=1 count=1", "tee a.txt < b.txt", "echo hi; rm a.txt", "true && rm a.txt",
+    "rm a.txt || true", "git checkout -- a.txt", "git restore a.txt", "mv b.txt sub/", "cp b.txt sub/x",
+]
+EDITS = ["sed -i s/x/y/ a.txt", "echo x >> a.txt", "tee -a a.txt < b.txt", "black a.py"]
+CREATES = ["touch new.txt", "echo x > new.txt", "mkdir -p build", "cp a.txt new.txt", "python3 script.py", "make",
+           "pytest -q", "python3 gen.py > new.txt", "mv a.txt renamed.txt"]
+ASK_ALWAYS = [   # beyond what the sandbox confines or a snapshot undoes: asks below yolo
+    "curl https://example.com", "wget https://example.com/x", "git push origin main", "pip install requests",
+    "echo x > /tmp/out", "rm data/db.sqlite", "git clean -fdx", "git reset --hard", "xargs rm < list.txt",
+    "cd sub && rm x", "kill 1", "git branch -D old", "git stash drop",
+]
+ROWS: list[tuple[str, str]] = (
+    [(c, "AAAAA") for c in READ_ONLY] + [(c, "DQQAA") for c in DESTRUCTIVE] + [(c, "DQAAA") for c in EDITS]
+    + [(c, "DAAAA") for c in CREATES] + [(c, "DQQQA") for c in ASK_ALWAYS]
+    + [("cat .env", "QQQQQ"), ("cat ~/.ssh/id_rsa", "QQQQQ")]
+)
+
+
+def make_project(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in {"a.txt": "x\n", "b.txt": "y\n", "a.py": "x = 1\n", "sub/x": "z\n", "sub/b.txt": "old\n", "run.sh": "echo\n",
+                       "data/db.sqlite": "db", "script.py": "print(1)\n", "list.txt": "a.txt\n", ".env": "K=v\n",
+                       "gen.py": "print(2)\n"}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (root / "emptydir").mkdir(exist_ok=True)
+    (root / ".git").mkdir(exist_ok=True)
+    return root
+
+
+def containment(root: Path) -> Containment:
+    def uncovered(paths: list[str]) -> dict[str, str]:
+        data = str(root / "data")
+        return {p: "is ignored by git" for p in paths if p == data or p.startswith(data + "/")}
+    return Containment(confined=True, uncovered=uncovered, may_leave=True)
+
+
+def verdicts(tool: str, category: str, tool_input: dict[str, str], root: Path, home: Path,
+             read_only: bool = False, contained: Containment | None = None) -> str:
+    paths = [tool_input["path"]] if "path" in tool_input else []
+    return "".join(LETTER[decide(tool, category, tool_input, read_only, False, mode, RuleSet(), root, home,
+                                 paths=paths, resolve=fs_resolver(root, home), containment=contained,
+                                 which=lambda n: f"/usr/bin/{n}", probe=DISK).behavior] for mode in MODES)
+
+
+@pytest.fixture(scope="module")
+def proj(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("ladder")
+    (base / "home").mkdir()
+    return make_project(base / "proj"), base / "home"
+
+
+def test_the_table_has_at_least_sixty_commands() -> None:
+    assert len(ROWS) >= 60 and len({c for c, _ in ROWS}) == len(ROWS)
+
+
+@pytest.mark.parametrize("command,expected", ROWS, ids=[c for c, _ in ROWS])
+def test_each_mode_with_the_sandbox_on(command: str, expected: str, proj: tuple[Path, Path]) -> None:
+    root, home = proj
+    got = verdicts("bash", "shell", {"command": command}, root, home, contained=containment(root))
+    assert got == expected, f"{command}: {dict(zip(MODES, got, strict=True))}"
+
+
+@pytest.mark.parametrize("command,expected", ROWS, ids=[c for c, _ in ROWS])
+def test_without_a_sandbox_auto_acts_as_accept_edits(command: str, expected: str, proj: tuple[Path, Path]) -> None:
+    root, home = proj
+    got = verdicts("bash", "shell", {"command": command}, root, home, contained=None)
+    assert got[3] == got[2], command                 # auto == accept-edits
+    assert got[1] in ("Q", "D") or expected[1] == "A" and command in READ_ONLY, command   # only reads run unasked
+    assert got[0] == expected[0] and got[4] == expected[4], command
+
+
+def test_every_mode_runs_what_the_one_below_it_runs(proj: tuple[Path, Path]) -> None:
+    root, home = proj
+    for command, _ in ROWS:
+        for contained in (containment(root), None):
+            got = verdicts("bash", "shell", {"command": command}, root, home, contained=contained)
+            ranks = ["DQA".index(letter) for letter in got]
+            assert ranks == sorted(ranks), (command, got)
