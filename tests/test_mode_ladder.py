@@ -109,3 +109,34 @@ def test_every_mode_runs_what_the_one_below_it_runs(proj: tuple[Path, Path]) -> 
             got = verdicts("bash", "shell", {"command": command}, root, home, contained=contained)
             ranks = ["DQA".index(letter) for letter in got]
             assert ranks == sorted(ranks), (command, got)
+
+
+@pytest.mark.parametrize("command,asked,expected", [
+    ("python3 run_tests.py", True, "ask"),       # the model asks to leave: the rule approves inside only
+    ("python3 run_tests.py", False, "allow"),    # inside the sandbox, the rule stands
+    ("make deploy", False, "ask"),               # a runner of project code (checked with outside_sandbox below)
+    ("git push origin main", False, "allow"),    # a system program that needs the network: the rule approves it
+    ("./deploy.sh", True, "ask"),
+])
+def test_an_allow_rule_approves_running_inside_not_leaving(command: str, asked: bool, expected: str,
+                                                           proj: tuple[Path, Path]) -> None:
+    from axon_cli.permissions.rules import rules_from_data
+
+    root, home = proj
+    (root / "run_tests.py").write_text("print('ok')\n")
+    (root / "deploy.sh").write_text("echo deploy\n")
+    rules = rules_from_data({"allow": ["bash(python3 run_tests.py)", "bash(git push *)", "bash(./deploy.sh)",
+                                       "bash(make *)"]}, "test")
+    tool_input = {"command": command, "outside_sandbox": asked}
+    d = decide("bash", "shell", tool_input, False, False, "default", rules, root, home,
+               resolve=fs_resolver(root, home), containment=containment(root), which=lambda n: f"/usr/bin/{n}",
+               probe=DISK)
+    if command == "make deploy":         # stays inside unless asked: then a runner of project code asks
+        assert d.behavior == "allow" and d.outside_sandbox is None
+        tool_input["outside_sandbox"] = True
+        d = decide("bash", "shell", tool_input, False, False, "default", rules, root, home,
+                   resolve=fs_resolver(root, home), containment=containment(root), which=lambda n: f"/usr/bin/{n}",
+                   probe=DISK)
+    assert d.behavior == expected, d
+    if expected == "ask":
+        assert d.outside_sandbox and d.suggested_rule is None, d    # no "always allow" that would approve it
