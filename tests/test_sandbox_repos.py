@@ -111,3 +111,11 @@ def test_read_only_mode_runs_commands_in_the_read_only_sandbox(tmp_path: Path) -
     r = bash(ctx_dispatcher, "rm -f a.txt; echo made > b.txt; echo end")
     assert "end" in r.content
     assert (root / "a.txt").read_text() == "x\n" and not (root / "b.txt").exists()
+
+
+def test_a_symlinked_nested_git_makes_its_directory_read_only(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / "sub").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (root / "sub" / ".git").symlink_to(tmp_path / "elsewhere")
+    assert repos.nested_git(str(root)).protected == [os.path.realpath(root / "sub")]

@@ -96,10 +96,11 @@ def test_allow_sockets_in_the_users_config_lets_one_through(server, run_axon, li
                                                              tmp_path: Path) -> None:
     config = project.parent / "home" / ".config" / "axon"
     config.mkdir(parents=True)
-    (config / "config.toml").write_text('sandbox_allow_sockets = ["~/.docker/run/docker.sock"]\n')
+    (config / "config.toml").write_text(                  # one in a known place, one in the runtime dir
+        'sandbox_allow_sockets = ["~/.docker/run/docker.sock", "~/.cache/rt/bus"]\n')
     (project / ".axon").mkdir()
     (project / ".axon" / "config.toml").write_text(       # a project cannot open one
         'sandbox_allow_sockets = ["~/.local/app/agent.sock"]\n')
     out = _run_connect(server, run_axon, listeners, tmp_path, "--trust")
     counts = {name: lst.accepted() for name, lst in listeners.items()}
-    assert counts == {"docker": 1, "deep": 0, "runtime": 0, "abstract": 0}, out
+    assert counts == {"docker": 1, "deep": 0, "runtime": 1, "abstract": 0}, out

@@ -174,7 +174,8 @@ def confine(argv: Sequence[str], mode: str, project_root: Path | str, *, home: s
 def with_sockets(hidden: Hidden, sockets: Sequence[str], root: str, allowed: Sequence[str]) -> Hidden:
     """``hidden`` plus the existing ``sockets`` (real paths; not the project, not ``allowed``, not
     inside a directory hidden already)."""
-    files, dirs = list(hidden.files), list(hidden.dirs)
+    files = [f for f in hidden.files if f not in allowed]
+    dirs = [d for d in hidden.dirs if d not in allowed]
     for path in sockets:
         with contextlib.suppress(OSError, ValueError):
             real = os.path.realpath(path)

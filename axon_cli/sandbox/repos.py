@@ -89,11 +89,11 @@ def nested_git(project_root: str) -> NestedGit:
     root = os.path.realpath(project_root)
     out = NestedGit()
     for path in _walk(root):
+        if os.path.islink(path):         # a symlink cannot be mounted over: its directory turns read-only
+            out.protected.append(os.path.dirname(path))
         real = os.path.realpath(path)
         if not _within(real, root) or real == root:
-            continue
-        if os.path.islink(path):                  # a symlink itself cannot be mounted over: pin its directory
-            out.protected.append(os.path.dirname(path))
+            continue                      # outside the project: read-only already
         out.protected.append(real)
         target = gitfile_target(real) if os.path.isfile(real) else None
         if target and _within(target, root) and target != root and os.path.isdir(target):
