@@ -82,6 +82,8 @@ class Settings(BaseModel):
         "auto", description="auto = workspace-write where bubblewrap works, else off")
     sandbox_hide: list[str] = Field(default_factory=list, description="more paths/globs that read as empty "
                                     "inside the sandbox")
+    sandbox_allow_sockets: list[str] = Field(default_factory=list, description="unix sockets that stay reachable "
+                                             "inside the sandbox (the user's config only)")
     snapshots: bool = Field(True, description="snapshot the workspace before each turn's changes, for undo")
     snapshot_max_file_mb: float = Field(10.0, gt=0, description="files larger than this are not snapshotted")
     snapshot_max_new_mb: float = Field(50.0, gt=0, description="new or changed content one snapshot copies, at most")
@@ -100,6 +102,7 @@ class Settings(BaseModel):
         default_factory=dict, description="model-name substring → text tool-prompt family, before the built-in table")
 
 
+USER_ONLY = ("sandbox_allow_sockets",)   # a project file cannot open a socket to the host's services
 ENV_KEYS = {"OPENAI_API_KEY": "api_key", "OPENAI_BASE_URL": "base_url", "AXON_MODEL": "model"}
 KEYLESS_HINT = "export OPENAI_API_KEY=sk-... (or point OPENAI_BASE_URL at a local endpoint that needs no key)"
 
@@ -169,7 +172,7 @@ def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
         except ValidationError as e:
             raise _explain(e, str(path)) from None
         if path == project_file:
-            data = trust.in_force(CONFIG, data)
+            data = trust.in_force(CONFIG, {k: v for k, v in data.items() if k not in USER_ONLY})
         files.append(path)
         for key, value in data.items():
             if key == "hooks":            # hooks add up across the files instead of replacing

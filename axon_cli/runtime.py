@@ -285,6 +285,7 @@ def _restore_mode(rt: Runtime, mode: str) -> None:
     if mode not in MODE_ORDER or MODE_ORDER[mode] <= MODE_ORDER.get(now, 1):
         if mode in MODE_ORDER:
             rt.policy.set_mode(mode)
+            rt.loaded.settings.mode = mode  # type: ignore[assignment]   # the bash tool's sandbox follows it
         return
     rt.bus(Notice(message=f'this session ran in mode "{mode}"; resumed in "{now}" (a transcript never '
                           f"widens the mode: use --mode {mode} or /mode {mode})"))

@@ -5,6 +5,9 @@ where bubblewrap works, else ``off`` with a notice), ``off``, ``read-only``, ``w
 
 - ``probe``: whether bwrap works here (cached per boot) and what ``auto`` becomes.
 - ``bwrap``: the command line (mounts, protected ``.git``/``.axon``, the hidden set).
+- ``repos``: every other ``.git`` in the project (submodules, nested repositories), kept read-only.
+- ``sockets``: unix sockets of user services (Docker, agents, the session bus), cut off.
+- ``scan``: the bounded, cached directory walk those two use before each command.
 - ``hidden``: credential stores and the project's sensitive files, which read as empty inside.
 - ``mountpoints``: the transient mount point of a ``.git`` that does not exist yet.
 - ``text``: what the model is told (tool description, a note when the sandbox caused a failure).

@@ -6,9 +6,12 @@
   network (own network namespace: only its own loopback); its own pid namespace, so when the
   command's shell ends or is killed, everything it started dies too.
 - ``workspace-write``: as read-only, plus the project root writable — except ``<root>/.git`` and
-  ``<root>/.axon``, which stay read-only whether or not they exist yet (see ``mountpoints``).
+  ``<root>/.axon``, which stay read-only whether or not they exist yet (see ``mountpoints``), and
+  every other ``.git`` the project holds (submodules, nested and embedded repositories, the
+  directories gitfiles point to; see ``repos``), with the directories leading to them pinned.
 
-In both, the hidden set (``hidden.py``) reads as empty. The environment is the bash tool's own. No
+In both, the hidden set (``hidden.py``) reads as empty, and so do the unix sockets of user services
+(``sockets``: Docker, agents, the session bus), except those ``sandbox_allow_sockets`` names. The environment is the bash tool's own. No
 ``--new-session``: the bash tool starts ``bwrap`` in a new session without a controlling terminal
 (so no ``TIOCSTI`` injection), and the sandboxed processes stay in bwrap's process group, which
 the tool's timeout/cancel kill signals.
@@ -25,6 +28,8 @@ from pathlib import Path
 from axon_cli.errors import ConfigError
 from axon_cli.sandbox.hidden import Hidden, hidden_set
 from axon_cli.sandbox.probe import CHOICES, MODES, NAMESPACE_FLAGS, find_bwrap
+from axon_cli.sandbox.repos import gitfile_target, nested_git, pins
+from axon_cli.sandbox.sockets import allowed_sockets, service_sockets
 from axon_cli.state import atomic_write, ensure_state_dir, user_state_dir
 
 __all__ = ["PROTECTED", "wrap_command", "confine", "empty_file"]
@@ -49,19 +54,6 @@ def empty_file() -> str:
         return "/dev/null"
 
 
-def _gitdir_target(git_file: str, root: str) -> list[str]:
-    """The directory a ``.git`` file (a worktree's ``gitdir: …``) points to, when inside the project."""
-    try:
-        with open(git_file, encoding="utf-8") as fh:
-            first = fh.readline().strip()
-    except (OSError, UnicodeDecodeError):
-        return []
-    if not first.startswith("gitdir:"):
-        return []
-    target = os.path.realpath(os.path.join(root, first[7:].strip()))
-    return [target] if _within(target, root) and os.path.isdir(target) else []
-
-
 def protected_paths(root: str) -> list[str]:
     """What stays read-only in a writable project: ``.git`` (and a worktree's gitdir) and ``.axon``."""
     out: list[str] = []
@@ -69,16 +61,54 @@ def protected_paths(root: str) -> list[str]:
         inner = os.path.join(root, name)
         real = os.path.realpath(inner) if os.path.lexists(inner) else inner
         out.append(real)
-        if os.path.isfile(real):
-            out += _gitdir_target(real, root)
+        target = gitfile_target(real) if os.path.isfile(real) else None
+        if target and _within(target, root) and target != root and os.path.isdir(target):
+            out.append(target)
     return out
+
+
+def _outermost(paths: Sequence[str]) -> list[str]:
+    """``paths`` without duplicates and without those inside another one, shallow first."""
+    kept: list[str] = []
+    for path in sorted(set(paths), key=lambda p: (p.count("/"), p)):
+        if not any(_within(path, k) for k in kept):
+            kept.append(path)
+    return kept
+
+
+def _project_mounts(root: str, nested: Sequence[str]) -> list[str]:
+    """The writable project, its ``.git``/``.axon`` and every nested ``.git`` read-only, the
+    directories leading to them pinned (bound onto themselves) so they cannot be renamed away."""
+    protected = _outermost([p for p in [*protected_paths(root), *nested] if os.path.exists(p)])
+    args = ["--bind", root, root]
+    for pin in pins(root, protected):
+        args += ["--bind", pin, pin]
+    for path in protected:
+        args += ["--ro-bind", path, path]
+    return args
+
+
+def _hidden_mounts(hidden: Hidden | None, empty: str, allowed: Sequence[str]) -> list[str]:
+    """Hidden files read as ``empty``, hidden dirs as an empty read-only tmpfs; an allowed socket
+    inside a hidden dir is bound back before the tmpfs turns read-only."""
+    args: list[str] = []
+    for path in hidden.files if hidden else []:
+        args += ["--ro-bind", empty, path]
+    for path in hidden.dirs if hidden else []:
+        args += ["--tmpfs", path]
+        for sock in allowed:
+            if _within(sock, path) and os.path.exists(sock):
+                args += ["--ro-bind", sock, sock]
+        args += ["--remount-ro", path]
+    return args
 
 
 def wrap_command(argv: Sequence[str], mode: str, project_root: Path | str, *, home: str | None = None,
                  cwd: Path | str | None = None, bwrap: str | None = None, hidden: Hidden | None = None,
-                 empty: str = "/dev/null") -> list[str]:
+                 empty: str = "/dev/null", nested: Sequence[str] = (), allowed: Sequence[str] = ()) -> list[str]:
     """``argv`` wrapped in a bwrap invocation for ``mode`` (unchanged for ``off``). Pure: the
-    protected paths must exist (``confine`` makes them)."""
+    protected paths must exist (``confine`` makes them). ``nested``: the project's other ``.git``
+    paths to keep read-only; ``allowed``: sockets the hidden set leaves out (``sockets``)."""
     if mode == "off":
         return list(argv)
     if mode not in MODES:
@@ -89,16 +119,10 @@ def wrap_command(argv: Sequence[str], mode: str, project_root: Path | str, *, ho
     for kept in _kept_under_tmp(home, root):
         args += ["--ro-bind", kept, kept]
     if mode == "workspace-write":
-        args += ["--bind", root, root]
-        for path in protected_paths(root):
-            if os.path.exists(path):
-                args += ["--ro-bind", path, path]
+        args += _project_mounts(root, nested)
     else:
         args += ["--ro-bind", root, root]
-    for path in hidden.files if hidden else []:
-        args += ["--ro-bind", empty, path]
-    for path in hidden.dirs if hidden else []:
-        args += ["--tmpfs", path, "--remount-ro", path]
+    args += _hidden_mounts(hidden, empty, allowed)
     args += [*NAMESPACE_FLAGS, "--chdir", os.path.realpath(cwd) if cwd else root, "--", *argv]
     return args
 
@@ -121,20 +145,43 @@ def _kept_under_tmp(home: str | None, root: str) -> list[str]:
 
 @contextlib.contextmanager
 def confine(argv: Sequence[str], mode: str, project_root: Path | str, *, home: str | None = None,
-            hide: Sequence[str] = ()) -> Iterator[list[str]]:
-    """The bwrap argv for ``mode`` with the hidden set; while inside, the mount points of missing
-    protected names exist (removed on exit). ``off`` yields ``argv`` unchanged."""
+            hide: Sequence[str] = (), allow_sockets: Sequence[str] = ()) -> Iterator[list[str]]:
+    """The bwrap argv for ``mode`` with the hidden set (user-service sockets included, but those
+    ``allow_sockets`` names); while inside, the mount points of missing protected names exist
+    (removed on exit). ``off`` yields ``argv`` unchanged."""
     if mode == "off":
         yield list(argv)
         return
     from axon_cli.sandbox import mountpoints
 
     root = os.path.realpath(project_root)
-    hidden = hidden_set(root, home, hide)
+    home = home or str(Path.home())
+    allowed = allowed_sockets(allow_sockets, home)
+    hidden = with_sockets(hidden_set(root, home, hide), service_sockets(home, root), root, allowed)
     missing: list[str] = []
+    nested: list[str] = []
     if mode == "workspace-write":
         with contextlib.suppress(OSError):
             ensure_state_dir(Path(root) / ".axon")       # axon keeps its state there anyway
-        missing = [p for p in protected_paths(root) if not os.path.lexists(p)]
+        found = nested_git(root)
+        missing = [p for p in protected_paths(root) if not os.path.lexists(p)] + found.missing
+        nested = found.protected + found.missing
     with mountpoints.held(missing):
-        yield wrap_command(argv, mode, root, home=home, hidden=hidden, empty=empty_file())
+        yield wrap_command(argv, mode, root, home=home, hidden=hidden, empty=empty_file(), nested=nested,
+                           allowed=allowed)
+
+
+def with_sockets(hidden: Hidden, sockets: Sequence[str], root: str, allowed: Sequence[str]) -> Hidden:
+    """``hidden`` plus the existing ``sockets`` (real paths; not the project, not ``allowed``, not
+    inside a directory hidden already)."""
+    files = [f for f in hidden.files if f not in allowed]
+    dirs = [d for d in hidden.dirs if d not in allowed]
+    for path in sockets:
+        with contextlib.suppress(OSError, ValueError):
+            real = os.path.realpath(path)
+            if not os.path.exists(real) or _within(root, real) or _within(real, root) or real in allowed:
+                continue
+            (dirs if os.path.isdir(real) else files).append(real)
+    dirs = _outermost(dirs)
+    files = sorted({f for f in files if not any(_within(f, d) for d in dirs)})
+    return Hidden(dirs=dirs, files=files)

@@ -1,4 +1,5 @@
-"""Mount points for protected names that do not exist yet (a project without ``.git``).
+"""Mount points for protected names that do not exist yet (a project without ``.git``, a submodule
+directory without its gitfile).
 
 To keep ``<root>/.git`` read-only inside the sandbox when the project has none, bubblewrap needs
 something to mount on, and the project is the host's own directory: the mount point is an empty

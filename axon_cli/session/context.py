@@ -15,11 +15,11 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from axon_cli.config import Settings
+from axon_cli.gitsafe import run_git
 from axon_cli.prompts import load_template
 from axon_cli.tools.registry import ToolRegistry
 
@@ -32,21 +32,16 @@ GIT_TIMEOUT = 2.0
 MAX_STATUS_LINES = 8
 
 
-def _git(args: list[str], cwd: Path) -> str | None:
-    try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT,
-                              stdin=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return proc.stdout if proc.returncode == 0 else None
-
-
 def git_summary(cwd: Path) -> str:
-    """`` Git branch main; 3 changed files: M a.py, ?? b.txt, …`` or "" when not a git repository."""
-    status = _git(["status", "--porcelain", "--untracked-files=normal"], cwd)
+    """`` Git branch main; 3 changed files: M a.py, ?? b.txt, …`` or "" when not a git repository.
+    git runs hardened (``gitsafe``): the repository's config runs no command, submodules are not
+    entered."""
+    status = run_git(["status", "--porcelain", "--untracked-files=normal", "--ignore-submodules=all"], cwd,
+                     timeout=GIT_TIMEOUT)
     if status is None:
         return ""
-    branch = _git(["symbolic-ref", "--short", "-q", "HEAD"], cwd) or _git(["rev-parse", "--short", "HEAD"], cwd)
+    branch = (run_git(["symbolic-ref", "--short", "-q", "HEAD"], cwd, timeout=GIT_TIMEOUT, drivers=())
+              or run_git(["rev-parse", "--short", "HEAD"], cwd, timeout=GIT_TIMEOUT, drivers=()))
     changed = [line.strip() for line in status.splitlines() if line.strip() and not _own_state(line)]
     text = f" Git branch {(branch or '').strip() or '(detached)'}"
     if not changed:

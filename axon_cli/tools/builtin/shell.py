@@ -43,6 +43,7 @@ MAX_RESULT_CHARS = 30_000
 FOOTER_RESERVE = 100        # room kept for the last line (exit code / timeout) within the budget
 KILL_GRACE = 0.5            # SIGTERM → SIGKILL
 RUN_MARKER = "AXON_BASH_RUN"
+READ_ONLY_MODES = ("read-only", "plan")   # permission modes whose commands run in the read-only sandbox
 NONINTERACTIVE_ENV = {
     "CI": "1", "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb",
     "NO_COLOR": "1", "DEBIAN_FRONTEND": "noninteractive", "PYTHONUNBUFFERED": "1",
@@ -150,21 +151,31 @@ def run_command(command: str, ctx: ToolContext, timeout: float) -> ToolOutput:
     env[RUN_MARKER] = run_id
     mode = sandbox_mode(ctx)
     hide = list(getattr(ctx.settings, "sandbox_hide", None) or [])
+    sockets = list(getattr(ctx.settings, "sandbox_allow_sockets", None) or [])
     with contextlib.ExitStack() as stack:
         try:
             argv = stack.enter_context(sandbox.confine([shell_path(), "-c", command], mode, ctx.project_root,
-                                                       home=env.get("HOME"), hide=hide))
+                                                       home=env.get("HOME"), hide=hide, allow_sockets=sockets))
         except OSError as e:
             raise ToolError(f"could not prepare the sandbox: {e.strerror or e}") from None
         return _run(argv, env, run_id, ctx, timeout, mode)
 
 
 def sandbox_mode(ctx: ToolContext) -> str:
-    """The effective sandbox of this call: ``off`` for a call the permission stage approved to run
-    outside an ``auto`` sandbox; a sandbox that was asked for by name is never skipped."""
+    """The effective sandbox of this call: ``read-only`` whenever the permission mode changes nothing
+    and a sandbox is on (so what the shell analysis misses cannot write either); else ``off`` for a
+    call the permission stage approved to run outside an ``auto`` sandbox; a sandbox that was asked
+    for by name is never skipped."""
+    mode = _session_sandbox(ctx)
+    if mode != "off" and str(getattr(ctx.settings, "mode", "")) in READ_ONLY_MODES:
+        return "read-only"
     decision = CURRENT_DECISION.get()
     if decision is not None and decision.outside_sandbox and _requested(ctx) == "auto":
         return "off"
+    return mode
+
+
+def _session_sandbox(ctx: ToolContext) -> str:
     if ctx.sandbox is not None:
         return ctx.sandbox
     try:
