@@ -183,6 +183,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     ctx.checkpointer = TurnSnapshots(snapshots, session_id) if no_snapshots is None else Checkpointer()
     policy = make_policy(loaded, project_root, _containment(sandbox, ctx.checkpointer))
     dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus, hooks=extensions.hooks)
+    extensions.bind(lambda: dispatcher.approver, sandbox.mode)   # hooks running a file changed in session
     llm = LLMClient(settings, emit=bus)
     if mcp is not None:
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
