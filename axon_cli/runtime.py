@@ -188,6 +188,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     if (fallback := auto_fallback_note(policy.mode, containment)) is not None:
         bus(Notice(message=fallback))
     dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus, hooks=extensions.hooks)
+    extensions.bind(lambda: dispatcher.approver, sandbox.mode)   # hooks running a file changed in session
     llm = LLMClient(settings, emit=bus)
     if mcp is not None:
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices

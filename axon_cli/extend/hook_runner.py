@@ -11,6 +11,10 @@ allow | deny | ask, Claude's approve | block too, or ``hookSpecificOutput.permis
 plus ``reason`` and ``additionalContext``); exit 2 → block, its stderr is the reason; any other
 exit, a timeout (the whole group is killed) or output that starts like JSON but is not → a
 problem line, and the hook counts as silent. Every run is one line in the audit log.
+
+Before each run the ``HookGuard`` (``hook_guard``) checks whether a project file the hook runs changed
+during the session: then the approver decides whether it runs outside as usual, or it runs inside the
+session's sandbox, or (no sandbox) not at all — a PreToolUse hook that did not run blocks the call.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from axon_cli.config import HookConfig
+from axon_cli.extend.hook_guard import OUTSIDE, HookGuard, Placement, hook_label
 from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.builtin.shell import RUN_MARKER, command_env, kill_tree, shell_path
 from axon_cli.tools.masking import mask
@@ -41,7 +46,7 @@ class HookReply:
     """One hook's answer."""
 
     hook: HookConfig
-    outcome: Literal["ok", "block", "error", "timeout"]
+    outcome: Literal["ok", "block", "error", "timeout", "skipped"]
     exit_code: int | None = None
     decision: str | None = None       # allow | deny | ask
     reason: str = ""
@@ -81,11 +86,13 @@ def matches(hook: HookConfig, tool: str | None) -> bool:
 
 class HookRunner:
     def __init__(self, hooks: dict[str, list[HookConfig]], project_root: Path, session_id: str,
-                 audit: AuditLog) -> None:
+                 audit: AuditLog, guard: HookGuard | None = None, sandbox_hide: list[str] | None = None) -> None:
         self.hooks = hooks
         self.project_root = project_root
         self.session_id = session_id
         self.audit = audit
+        self.guard = guard
+        self.sandbox_hide = sandbox_hide or []
 
     def has(self, event: str) -> bool:
         return bool(self.hooks.get(event))
@@ -100,30 +107,41 @@ class HookRunner:
         result = HookResult()
         for hook in self.hooks.get(event, []):
             if matches(hook, tool):
-                reply = self._run_one(event, hook, data)
+                reply = self._run_one(event, hook, data, call_id)
                 result.replies.append(reply)
                 self.audit.write_hook(event=event, command=hook.command, source=hook.source, tool=tool,
                                       call_id=call_id, exit_code=reply.exit_code, outcome=reply.outcome,
                                       decision=reply.decision, duration_ms=reply.duration_ms,
-                                      error=reply.problem or None)
+                                      error=reply.problem or (reply.reason if reply.outcome == "skipped" else None))
         return result
 
-    def _run_one(self, event: str, hook: HookConfig, data: bytes) -> HookReply:
+    def _run_one(self, event: str, hook: HookConfig, data: bytes, call_id: str | None) -> HookReply:
         started = time.monotonic()
-        reply = self._spawn(event, hook, data)
+        where = self.guard.placement(event, hook, call_id) if self.guard is not None else OUTSIDE
+        reply = _skipped(event, hook, where.skipped) if where.skipped else self._spawn(event, hook, data, where)
         reply.duration_ms = int((time.monotonic() - started) * 1000)
         return reply
 
-    def _spawn(self, event: str, hook: HookConfig, data: bytes) -> HookReply:
+    def _spawn(self, event: str, hook: HookConfig, data: bytes, where: Placement = OUTSIDE) -> HookReply:
         run_id = uuid.uuid4().hex
         env = {**command_env(), "AXON_PROJECT_DIR": str(self.project_root),
                "CLAUDE_PROJECT_DIR": str(self.project_root), "AXON_HOOK_EVENT": event, RUN_MARKER: run_id}
-        try:
-            proc = subprocess.Popen([shell_path(), "-c", hook.command], cwd=self.project_root, env=env,
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    start_new_session=True)
-        except OSError as e:
-            return HookReply(hook, "error", problem=f"{_name(event, hook)} could not start: {e.strerror or e}")
+        with contextlib.ExitStack() as stack:
+            try:
+                argv = [shell_path(), "-c", hook.command]
+                if where.sandbox != "off":
+                    from axon_cli import sandbox
+
+                    argv = stack.enter_context(sandbox.confine(argv, where.sandbox, self.project_root,
+                                                               home=env.get("HOME"), hide=self.sandbox_hide))
+                proc = subprocess.Popen(argv, cwd=self.project_root, env=env, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+            except OSError as e:
+                return HookReply(hook, "error", problem=f"{_name(event, hook)} could not start: {e.strerror or e}")
+            return self._wait(event, hook, data, proc, run_id)
+
+    def _wait(self, event: str, hook: HookConfig, data: bytes, proc: subprocess.Popen[bytes],
+              run_id: str) -> HookReply:
         try:
             out, err = proc.communicate(data, timeout=hook.timeout)
         except subprocess.TimeoutExpired:
@@ -136,9 +154,13 @@ class HookRunner:
         return _reply(event, hook, proc.returncode, _text(out), _text(err))
 
 
-def _name(event: str, hook: HookConfig) -> str:
-    command = " ".join(hook.command.split())
-    return f"{event} hook `{command[:60]}{'…' if len(command) > 60 else ''}`"
+_name = hook_label
+
+
+def _skipped(event: str, hook: HookConfig, why: str) -> HookReply:
+    """A hook that did not run (the guard said why, in a notice): a PreToolUse hook blocks the call it
+    would have judged (fail closed); any other counts as silent."""
+    return HookReply(hook, "skipped", decision="deny" if event == "PreToolUse" else None, reason=why)
 
 
 def _text(raw: bytes | None) -> str:

@@ -5,17 +5,23 @@ user's hooks; ``add_task_tool`` registers ``task`` once the session's parts exis
 broken file, a failing SessionStart hook) are kept as ``notices``: the runtime emits them as Notice
 events once the session is built (the bus keeps them until a frontend subscribes). Files waiting for trust are not
 repeated here: ``axon run`` and the chat's trust screen already name every pending item.
+
+``Extensions.changes`` (``trust.changes.SessionChanges``) is made here, when the session starts: which
+files changed during this session. The hooks ask it before running outside the sandbox; the runtime
+``bind``s the approver they ask and the sandbox they may run in instead.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from axon_cli.config import Settings
-from axon_cli.events import EventSink
+from axon_cli.events import Approver, EventSink
 from axon_cli.extend.agents import AgentDefinition, load_agents
 from axon_cli.extend.commands import LoadedCommands, load_commands
+from axon_cli.extend.hook_guard import HookGuard
 from axon_cli.extend.hook_runner import HookRunner
 from axon_cli.extend.hook_seams import UserHooks
 from axon_cli.extend.pytool_loader import load_python_tools
@@ -24,6 +30,7 @@ from axon_cli.extend.task_tool import task_spec
 from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.trust import TrustView
+from axon_cli.trust.changes import SessionChanges
 
 __all__ = ["Extensions", "load_extensions", "add_task_tool"]
 
@@ -35,6 +42,14 @@ class Extensions:
     hooks: UserHooks | None = None
     notices: list[str] = field(default_factory=list)
     session_context: str = ""            # what SessionStart hooks added to the system prompt
+    changes: SessionChanges = field(default_factory=SessionChanges)   # files changed during this session
+
+    def bind(self, approver: Callable[[], Approver | None], sandbox: str) -> None:
+        """Who is asked before a hook runs a file changed during the session, and the sandbox mode it
+        runs in when not approved ("off": none, the hook is skipped)."""
+        guard = self.hooks.runner.guard if self.hooks is not None else None
+        if guard is not None:
+            guard.approver, guard.sandbox = approver, sandbox
 
     def start_session(self, source: str) -> str:
         """Run the SessionStart hooks once ("startup" or "resume"); their context for the prompt."""
@@ -47,6 +62,7 @@ class Extensions:
 
 def load_extensions(settings: Settings, project_root: Path, session_id: str, registry: ToolRegistry,
                     emit: EventSink, trust: TrustView) -> Extensions:
+    changes = SessionChanges()
     tools = load_python_tools(project_root, trust, set(registry.names()))
     for spec in tools.specs:
         registry.register(spec)
@@ -54,11 +70,12 @@ def load_extensions(settings: Settings, project_root: Path, session_id: str, reg
     agents = load_agents(project_root)
     hooks = None
     if any(settings.hooks.values()):
+        guard = HookGuard(project_root, [h for tables in settings.hooks.values() for h in tables], changes, emit=emit)
         runner = HookRunner({str(k): v for k, v in settings.hooks.items()}, project_root, session_id,
-                            AuditLog(project_root / ".axon", session_id))
+                            AuditLog(project_root / ".axon", session_id), guard, list(settings.sandbox_hide))
         hooks = UserHooks(runner, emit)
     notices = tools.problems + commands.problems + agents.problems
-    return Extensions(commands, agents.agents, hooks, notices)
+    return Extensions(commands, agents.agents, hooks, notices, changes=changes)
 
 
 def add_task_tool(extensions: Extensions, parts: SessionParts) -> None:

@@ -54,6 +54,13 @@ class Pending:
     item: WideningItem
     status: Literal["new", "changed"]
     was: str = ""           # what the user trusted under this id before (changed items)
+    files: tuple[str, ...] = ()   # the pinned files whose content is not what the user trusted
+
+
+def changed_files(was: Approved, item: WideningItem) -> tuple[str, ...]:
+    """The files ``item`` runs whose digest differs from the trusted one (new or gone ones too)."""
+    before, now = dict(was.pins), dict(item.pins)
+    return tuple(sorted(rel for rel in set(before) | set(now) if before.get(rel) != now.get(rel)))
 
 
 @dataclass
@@ -87,14 +94,14 @@ class FolderTrust:
 
     def in_force(self, source: str, data: dict[str, Any]) -> dict[str, Any]:
         """One project file's data without what is waiting for trust."""
-        return keep_trusted(source, data, self.baseline, self.allows)[0]
+        return keep_trusted(source, data, self.baseline, self.allows, self.root)[0]
 
     # -- what the folder holds --------------------------------------------------------------------
     def items(self) -> list[WideningItem]:
         """Every widening item the folder holds now."""
         out: list[WideningItem] = []
         for source in SOURCES:
-            out += [f.item for f in find(source, read_source(self.root, source), self.baseline)]
+            out += [f.item for f in find(source, read_source(self.root, source), self.baseline, self.root)]
         return out + extension_items(self.root)
 
     def assess(self) -> Assessment:
@@ -107,7 +114,8 @@ class FolderTrust:
             elif _holds(self.for_run, item):
                 found.for_run.append(item)
             else:
-                found.pending.append(Pending(item, "changed" if known else "new", known.shows if known else ""))
+                found.pending.append(Pending(item, "changed", known.shows, changed_files(known, item)) if known
+                                     else Pending(item, "new"))
         here = {i.id for i in items}
         found.removed = [(item_id, a.shows) for item_id, a in self.record.items() if item_id not in here]
         return found
@@ -117,7 +125,7 @@ class FolderTrust:
         """What the folder holds now (or what ``found`` listed) is in force until axon exits; nothing
         is written."""
         items = self.items() if found is None else [p.item for p in found.pending]
-        self.for_run.update((i.id, Approved(i.digest, i.shows)) for i in items)
+        self.for_run.update((i.id, Approved.of(i)) for i in items)
 
     def approve(self, found: Assessment) -> list[WideningItem]:
         """Remember what ``found`` listed (trusted, for this run, and pending: exactly what the user
@@ -133,7 +141,7 @@ class FolderTrust:
 
     def keep_written(self, source: str) -> None:
         """Remember the widening items of a project file axon itself has just written (``axon init``)."""
-        self.keep([f.item for f in find(source, read_source(self.root, source), self.baseline)])
+        self.keep([f.item for f in find(source, read_source(self.root, source), self.baseline, self.root)])
 
     def revoke(self) -> int:
         """Forget the folder; returns how many items it had trusted."""

@@ -7,10 +7,13 @@ An item is identified by ``kind`` and ``key`` (stable across edits) and pinned b
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
 from typing import Protocol
 
-__all__ = ["WideningItem", "TrustView", "TrustEverything", "TrustNothing", "file_item"]
+__all__ = ["WideningItem", "TrustView", "TrustEverything", "TrustNothing", "file_item", "with_pins"]
+
+MAX_SHOWN_PINS = 6
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,7 @@ class WideningItem:
     source: str     # the project file it comes from, relative to the project root
     shows: str      # what the user is shown before trusting it: the full command line, the URL, the rule
     content: str    # what the digest pins; a change of it makes the item pending again
+    pins: tuple[tuple[str, str], ...] = ()   # project files it runs: (relative path, sha256 or "absent")
 
     @property
     def id(self) -> str:
@@ -27,7 +31,20 @@ class WideningItem:
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.content.encode("utf-8", "surrogateescape")).hexdigest()
+        content = self.content + ("\npins " + json.dumps(self.pins) if self.pins else "")
+        return hashlib.sha256(content.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def with_pins(item: WideningItem, pins: tuple[tuple[str, str], ...]) -> WideningItem:
+    """``item`` pinned to the content of the project files it runs as well (a hook's or MCP server's
+    script, a build tool's Makefile …): a change of any of them makes it pending again. What the user
+    is shown names those files."""
+    if not pins:
+        return item
+    names = [rel + (" (not there yet)" if digest == "absent" else "") for rel, digest in pins]
+    more = f" and {len(names) - MAX_SHOWN_PINS} more" if len(names) > MAX_SHOWN_PINS else ""
+    shows = f"{item.shows}; pinned to the content of {', '.join(names[:MAX_SHOWN_PINS])}{more}"
+    return replace(item, shows=shows, pins=pins)
 
 
 def file_item(kind: str, rel_path: str, data: bytes, shows: str = "") -> WideningItem:

@@ -25,6 +25,9 @@ def _line(item: WideningItem) -> str:
 
 def describe(pending: Pending) -> str:
     """One line: what the item would enable, where it comes from, and what changed."""
+    if pending.status == "changed" and pending.files and pending.item.shows == pending.was:
+        files = ", ".join(pending.files)
+        return _line(pending.item) + mask(f"  (changed: the content of {files} is not what you trusted)")
     if pending.status == "changed":
         return _line(pending.item) + mask(f"  (changed; you had trusted: {pending.was})")
     return _line(pending.item)

@@ -5,6 +5,9 @@
     {"version": 1, "folders": {"/real/path": {"updated": "2025-01-31T12:00:00",
                                               "items": {"allow:bash(ls)": {"digest": "…", "shows": "…"}}}}}
 
+A hook or MCP server that runs project files also keeps ``"pins": {"scripts/check.sh": "<sha256>"}``
+(already part of its digest), so that a change can name the file that changed.
+
 Writes are atomic (temp file, fsync, rename) and made under an exclusive lock (``trust.lock``), so two
 axon processes trusting at once each keep their change. A missing record is an empty one; an
 unreadable one counts as empty too (one line says so) and is set aside as ``trust.json.corrupt`` the
@@ -34,6 +37,11 @@ VERSION = 1
 class Approved:
     digest: str
     shows: str      # what the user was shown when trusting it (to say what changed since)
+    pins: tuple[tuple[str, str], ...] = ()   # the files it was pinned to then (to name the one that changed)
+
+    @classmethod
+    def of(cls, item: WideningItem) -> Approved:
+        return cls(item.digest, item.shows, item.pins)
 
 
 Record = dict[str, Approved]          # item id -> what was trusted
@@ -52,8 +60,21 @@ def _record(raw: object) -> Record:
     out: Record = {}
     for item_id, entry in (items.items() if isinstance(items, dict) else []):
         if isinstance(entry, dict) and isinstance(entry.get("digest"), str):
-            out[str(item_id)] = Approved(entry["digest"], str(entry.get("shows", "")))
+            out[str(item_id)] = Approved(entry["digest"], str(entry.get("shows", "")), _pins(entry.get("pins")))
     return out
+
+
+def _pins(raw: object) -> tuple[tuple[str, str], ...]:
+    if not isinstance(raw, dict):
+        return ()
+    return tuple((str(rel), str(digest)) for rel, digest in raw.items())
+
+
+def _entry(approved: Approved) -> dict[str, object]:
+    entry: dict[str, object] = {"digest": approved.digest, "shows": approved.shows}
+    if approved.pins:
+        entry["pins"] = dict(approved.pins)
+    return entry
 
 
 class TrustStore:
@@ -100,7 +121,7 @@ class TrustStore:
                 record = change(_record(folders.get(key)))
                 if record:
                     folders[key] = {"updated": time.strftime("%Y-%m-%dT%H:%M:%S"), "items": {
-                        item_id: {"digest": a.digest, "shows": a.shows} for item_id, a in sorted(record.items())}}
+                        item_id: _entry(a) for item_id, a in sorted(record.items())}}
                 else:
                     folders.pop(key, None)
                 text = json.dumps({"version": VERSION, "folders": folders}, indent=1, ensure_ascii=False)
@@ -111,12 +132,12 @@ class TrustStore:
 
     def keep(self, root: Path, items: Iterable[WideningItem]) -> Record:
         """Add ``items`` (as they are now) to what the folder trusts."""
-        new = {i.id: Approved(i.digest, i.shows) for i in items}
+        new = {i.id: Approved.of(i) for i in items}
         return self.update(root, lambda record: {**record, **new})
 
     def replace(self, root: Path, items: Iterable[WideningItem]) -> Record:
         """The folder trusts exactly ``items`` (what it holds now); entries for anything else go."""
-        new = {i.id: Approved(i.digest, i.shows) for i in items}
+        new = {i.id: Approved.of(i) for i in items}
         return self.update(root, lambda record: new)
 
     @contextlib.contextmanager

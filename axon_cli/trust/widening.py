@@ -2,7 +2,9 @@
 
 Each ``Kind`` in ``KINDS`` names one kind of widening content, the project file it is found in and a
 finder that yields every item of that kind with where it sits in the file's data, so that
-``keep_trusted`` can drop what is not trusted. Each ``FileKind`` in ``FILE_KINDS`` is a kind of
+``keep_trusted`` can drop what is not trusted. A hook or MCP server is pinned to the project files
+it runs as well as to its table (``pins``: its script, a build tool's Makefile or package.json), so
+a ``git pull`` that changes the script makes it pending like a changed command line. Each ``FileKind`` in ``FILE_KINDS`` is a kind of
 whole project file that is code or grants tools (the extension loaders check those themselves with
 ``TrustView.allows(file_item(...))``). Adding a kind is one entry.
 
@@ -24,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.permissions.modes import MODES
-from axon_cli.trust.items import WideningItem, file_item
+from axon_cli.trust.items import WideningItem, file_item, with_pins
+from axon_cli.trust.pins import hook_files, pin, server_files
 
 __all__ = ["CONFIG", "PERMISSIONS", "MCP_JSON", "SOURCES", "Baseline", "Found", "Kind", "FileKind", "KINDS",
            "FILE_KINDS", "find", "keep_trusted", "extension_items", "allow_item", "MODE_ORDER", "SANDBOX_ORDER"]
@@ -196,15 +199,29 @@ def _under(where: Where, roots: list[Where]) -> bool:
     return any(where[:len(r)] == r for r in roots)
 
 
-def find(source: str, data: dict[str, Any], base: Baseline) -> list[Found]:
-    """Every widening item of one project file's data."""
+def find(source: str, data: dict[str, Any], base: Baseline, root: Path | None = None) -> list[Found]:
+    """Every widening item of one project file's data; with the project ``root``, each hook and MCP
+    server is pinned to the project files it runs too (``pins``)."""
     found: list[Found] = []
     for kind in KINDS:
         if kind.source != source:
             continue
         roots = [f.where for f in found]
         found += [f for f in kind.find(data, base, source) if not (kind.catch_all and _under(f.where, roots))]
-    return found
+    return found if root is None else [_pinned(f, data, root) for f in found]
+
+
+_RUNS_FILES = {"hook": hook_files, "mcp_server": server_files}
+
+
+def _pinned(found: Found, data: dict[str, Any], root: Path) -> Found:
+    files = _RUNS_FILES.get(found.item.kind)
+    if files is None:
+        return found
+    raw: Any = data
+    for key in found.where:
+        raw = raw[key]
+    return Found(with_pins(found.item, pin(root, files(raw, root))), found.where)
 
 
 def _order(where: Where) -> tuple[tuple[int, str, int], ...]:
@@ -222,10 +239,10 @@ def _drop(node: Any, where: Where) -> None:
         del node[head]
 
 
-def keep_trusted(source: str, data: dict[str, Any], base: Baseline,
-                 allows: Callable[[WideningItem], bool]) -> tuple[dict[str, Any], list[WideningItem]]:
+def keep_trusted(source: str, data: dict[str, Any], base: Baseline, allows: Callable[[WideningItem], bool],
+                 root: Path | None = None) -> tuple[dict[str, Any], list[WideningItem]]:
     """THE filter: ``data`` without the widening items ``allows`` refuses, and those items."""
-    pending = [f for f in find(source, data, base) if not allows(f.item)]
+    pending = [f for f in find(source, data, base, root) if not allows(f.item)]
     if not pending:
         return data, []
     kept = copy.deepcopy(data)
