@@ -116,7 +116,9 @@ def git_opaque(args: list[str]) -> str | None:
     while i < len(args) and args[i].startswith("-"):
         a = args[i]
         key, value = a.split("=", 1) if "=" in a else (a, None)
-        if key in ("-C", "--git-dir", "--work-tree", "--exec-path") and (value is not None or key != "--exec-path"):
+        if key == "--exec-path" and value is not None:
+            return "git --exec-path names where git finds the programs it runs"
+        if key in ("-C", "--git-dir", "--work-tree"):
             return f"git {key} names a repository whose own config can run programs"
         if key == "--config-env" or a.startswith("--config-env"):
             return "git --config-env sets config that can run programs"

@@ -29,6 +29,10 @@ _RUNNERS = frozenset({
     "watchexec", "nodemon", "catchsegv", "gdb", "lldb", "busybox", "toybox",
 })
 _EDITORS = frozenset({"vi", "vim", "nvim", "view", "ex", "ed", "emacs", "nano", "joe", "mcedit", "kak", "hx"})
+# options that make a program run another program (named in the option's value, or a shell command)
+_RUNS_OPTION = {"sort": ("--compress-program",), "rg": ("--pre", "--hostname-bin"), "fd": ("-x", "-X", "--exec",
+                "--exec-batch"), "man": ("-P", "--pager", "-H", "--html", "--browser"), "rsync": ("-e", "--rsh",
+                "--rsync-path"), "zip": ("-TT", "--unzip-command"), "ssh": ("-o",), "scp": ("-o", "-S")}
 _INTERPRETERS = frozenset({"python", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "bun", "deno"})
 def assignment_opaque(words: list[str]) -> str | None:
     """Why setting these variables (``NAME=value`` words or names) hides what programs run."""
@@ -108,6 +112,12 @@ def opaque_reason(argv: list[str], assignments: list[str] | None = None) -> str 
         return git_opaque(args)
     if name == "xargs":
         return _xargs_opaque(args)
+    option = next((o for o in _RUNS_OPTION.get(name, ()) for a in args
+                   if a == o or a.startswith(o + "=") or (len(o) == 2 and a.startswith(o))), None)
+    if option:
+        return f"{name} {option} runs a program"
+    if name in ("less", "more") and any(a.startswith("+") for a in args):
+        return f"{name} +COMMAND can run a shell command"
     if name in _RUNNERS:
         return f"{name} runs a command given in its arguments"
     if name in _EDITORS:

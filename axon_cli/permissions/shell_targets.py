@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 from axon_cli.permissions.shell_facts import command_name
 from axon_cli.permissions.shell_readers import script_words
+from axon_cli.permissions.shell_words import dynamic
 
-__all__ = ["FileChanges", "file_changes", "operands", "DYNAMIC_CHARS"]
+__all__ = ["FileChanges", "file_changes", "operands"]
 
-DYNAMIC_CHARS = ("$", "`", "{}")
 _OPT_VALUES = {"truncate": {"-s", "--size", "-r", "--reference"}, "cp": {"-t", "-S", "--suffix"},
                "mv": {"-t", "-S", "--suffix"}, "ln": {"-t", "-S", "--suffix"},
                "install": {"-t", "-m", "-o", "-g", "-S", "--mode", "--owner", "--group"},
@@ -192,7 +192,9 @@ def _check_seen(name: str, out: FileChanges) -> FileChanges:
     if not words and name not in ("ln", "cp", "mv", "install", "chmod", "chown", "chgrp", "rsync", "tee", "dd",
                                   *_FORMATTERS, "ruff", "terraform"):
         out.unseen = f"{name} reads the files it changes from its input"
-    elif any(ch in _home_relative(w) for w in words for ch in DYNAMIC_CHARS):
+    elif any("{}" in w for w in words):
+        out.unseen = f"the files {name} changes are filled in by find or xargs"
+    elif any(dynamic(_home_relative(w)) for w in words):
         out.unseen = f"the files {name} changes come from an expansion"
     return out
 

@@ -78,12 +78,18 @@ def expand_braces(word: str) -> list[str]:
 
 
 def expand_argv(argv: list[str]) -> list[str]:
-    """``argv`` with every word brace-expanded (at most ``MAX_WORDS`` words from one)."""
+    """``argv`` with every word brace-expanded; a word that expands to more than ``MAX_WORDS`` words
+    stays as it is (and counts as ``dynamic``)."""
     if not any("{" in a for a in argv):
         return argv
-    return [w for a in argv for w in expand_braces(a)]
+    out: list[str] = []
+    for a in argv:
+        words = expand_braces(a)
+        out += words if len(words) <= MAX_WORDS else [a]
+    return out
 
 
 def dynamic(word: str) -> bool:
-    """Whether ``word`` is filled in when the command runs (an expansion or a substitution)."""
-    return "$" in word or "`" in word
+    """Whether ``word`` is filled in when the command runs (an expansion, a substitution, or braces
+    too many to expand here)."""
+    return "$" in word or "`" in word or ("{" in word and len(expand_braces(word)) > MAX_WORDS)
