@@ -105,7 +105,9 @@ OPAQUE: list[tuple[str, bool, str | None, bool]] = [
     ("tar czf a.tgz src", W, NO, False), ("unzip -l a.zip", W, NO, False), ("[ -d src ]", R, NO, False),
     ("[[ -f x ]] && echo yes", R, NO, False), ("trap 'rm -f data/db' EXIT", W, NO, True),
     ("bash -o pipefail -c 'rm x'", W, NO, True), ("{rm,-rf,data}", W, NO, True), ("echo {1..3}", R, NO, False),
-    ("ls | xargs grep -n x", R, NO, False), ("find . -name x", R, NO, False), ("rm \"$HOME/x\"", W, NO, True),
+    ("ls | xargs grep -n x", R, NO, False),
+    ("PYTHONUNBUFFERED=1 python3 x.py", W, NO, False), ("GIT_AUTHOR_DATE=2020-01-01 git commit -m x", W, NO, False),
+    ("PYTHONBREAKPOINT=x python3 x.py", W, "PYTHONBREAKPOINT", False), ("GIT_TRACE=/tmp/x git status", W, "GIT_TRACE", False), ("find . -name x", R, NO, False), ("rm \"$HOME/x\"", W, NO, True),
 ]
 
 

@@ -1,10 +1,15 @@
 """Shell command analysis: every simple command in a bash string, and what the whole does.
 
-``analyze`` parses with bashlex, falls back to the small lexer in ``shell_lex`` when bashlex fails,
-and recurses into subshells, ``$(…)``, backticks, process substitution, heredoc bodies, ``bash -c``
-/ ``eval`` strings, ``xargs`` / ``find -exec`` targets and wrappers (``env``, ``nice``,
-``timeout 5``, ``sudo`` …). A command is read-only only if it parsed, every simple command is on
-the read-only allowlist and nothing is redirected into a file. It never raises.
+``analyze`` parses with bashlex (``shell_bashlex``), falls back to the small lexer in ``shell_lex``
+when bashlex fails, and recurses into subshells, ``$(…)``, backticks, process substitution, heredoc
+bodies, ``bash -c`` / ``eval`` / ``trap`` strings, ``xargs`` / ``find -exec`` targets and wrappers
+(``env``, ``nice``, ``timeout 5``, ``sudo`` …). Words are brace-expanded as bash would.
+
+Per simple command (``Unit``): read-only or not (an allowlist, ``shell_facts``); why it is always
+destructive; the files it deletes, overwrites if they exist, and edits in place (``shell_targets``);
+and why it is opaque — the analysis cannot see what it runs or which files it changes
+(``shell_opaque``). A command is read-only only if it parsed, no unit is opaque, every unit is on the
+allowlist and nothing is redirected into a file. It never raises.
 """
 
 from __future__ import annotations

@@ -52,14 +52,17 @@ def builtin_read_only(name: str, args: list[str]) -> bool | None:
 
 
 # -- variables that make programs run other code --------------------------------------------------
-_RUNS_CODE = frozenset({
+_RUNS_CODE: set[str] = {
     "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "SHELLOPTS", "BASHOPTS", "HOME",
     "XDG_CONFIG_HOME", "PAGER", "MANPAGER", "MANOPT", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE",
     "LESS", "LESSKEY", "LESSKEYIN", "SHELL", "PERL5LIB", "PERL5OPT", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
     "NODE_OPTIONS", "NODE_PATH", "SSH_ASKPASS", "SUDO_ASKPASS", "RIPGREP_CONFIG_PATH", "SYSTEMD_PAGER",
     "GH_PAGER", "GCONV_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "CDPATH", "TMPDIR", "IFS",
-})
-_RUNS_CODE_PREFIXES = ("LD_", "DYLD_", "GIT_", "PYTHON", "BASH_FUNC_", "NPM_CONFIG_", "npm_config_")
+}
+_RUNS_CODE |= {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONEXECUTABLE",
+               "PYTHONPLATLIBDIR", "PYTHONBREAKPOINT", "PYTHONINSPECT"}
+_RUNS_CODE_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC_", "NPM_CONFIG_", "npm_config_")
+_GIT_HARMLESS = ("GIT_AUTHOR_", "GIT_COMMITTER_", "GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS")
 
 
 def env_runs_code(word: str) -> str | None:
@@ -67,6 +70,8 @@ def env_runs_code(word: str) -> str | None:
     configuration elsewhere (``BASH_ENV``, ``PAGER``, ``LD_PRELOAD``, ``GIT_*``, ``PATH``, ``HOME`` …)."""
     name = word.split("=", 1)[0].rstrip("+")
     name = name.split("[", 1)[0]
+    if name.startswith(_GIT_HARMLESS):
+        return None
     return name if name in _RUNS_CODE or name.startswith(_RUNS_CODE_PREFIXES) else None
 
 

@@ -43,9 +43,12 @@ _PERL_SUBST = re.compile(r"""\s*(?:(?:s|tr|y)([/|#!,:])(?:\\.|(?!\1).)*\1(?:\\.|
 def python_code_opaque(code: str) -> str | None:
     """Why this ``python -c`` code may touch files or run programs; None when it cannot."""
     import ast
+    import warnings
 
     try:
-        tree = ast.parse(code)
+        with warnings.catch_warnings():       # "invalid escape sequence" and the like: never printed
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return "python -c code that cannot be read"
     for node in ast.walk(tree):
