@@ -75,3 +75,27 @@ def test_never_raises_on_any_text(command: str) -> None:
 def test_safe_compounds_stay_read_only(parts: list[str], op: str) -> None:
     command = op.join(parts)
     assert analyze(command).read_only, command
+
+
+# issue 21: steps the analysis cannot see through stay opaque (never read-only) however they are wrapped
+OPAQUE_STEPS = ["$x data/db", "$(echo rm) data/db", "git -C vendor/tool status", "git --git-dir=v/.git status",
+                "git -c core.fsmonitor=x status", "BASH_ENV=e.sh bash -c true", "echo rm x | sh", "PAGER=x git log",
+                "git grep -Ox y", "python3 -c \"import os\"", "perl -e unlink", "sort --compress-program=sh f",
+                "xargs $c", "find . -exec {} +", "rm $(cat l)", "sed -n \"w out\" f", "env LD_PRELOAD=x ls"]
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OPAQUE_STEPS), st.sampled_from(["subst", "subshell", "group", "sh_c", "if", "for", "plain",
+                                                        "procsub", "heredoc"]),
+       st.lists(st.sampled_from(SAFE), max_size=3), st.sampled_from(OPS))
+def test_an_opaque_step_stays_opaque(step: str, how: str, safe: list[str], op: str) -> None:
+    command = op.join([*safe, _wrap_command(step, how)])
+    a = analyze(command)
+    assert a.parsed and a.opaque_reasons and not a.read_only, (command, a.units)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab{},.$x-\\ ")), max_size=40))
+def test_brace_heavy_words_are_quick_and_never_raise(command: str) -> None:
+    a = analyze("rm " + command)
+    assert isinstance(a.opaque_reasons, list)

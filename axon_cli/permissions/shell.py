@@ -1,41 +1,59 @@
 """Shell command analysis: every simple command in a bash string, and what the whole does.
 
-``analyze`` parses with bashlex, falls back to the small lexer in ``shell_lex`` when bashlex fails,
-and recurses into subshells, ``$(…)``, backticks, process substitution, heredoc bodies, ``bash -c``
-/ ``eval`` strings, ``xargs`` / ``find -exec`` targets and wrappers (``env``, ``nice``,
-``timeout 5``, ``sudo`` …). A command is read-only only if it parsed, every simple command is on
-the read-only allowlist and nothing is redirected into a file. It never raises.
+``analyze`` parses with bashlex (``shell_bashlex``), falls back to the small lexer in ``shell_lex``
+when bashlex fails, and recurses into subshells, ``$(…)``, backticks, process substitution, heredoc
+bodies, ``bash -c`` / ``eval`` / ``trap`` strings, ``xargs`` / ``find -exec`` targets and wrappers
+(``env``, ``nice``, ``timeout 5``, ``sudo`` …). Words are brace-expanded as bash would.
+
+Per simple command (``Unit``): read-only or not (an allowlist, ``shell_facts``); why it is always
+destructive; the files it deletes, overwrites if they exist, and edits in place (``shell_targets``);
+and why it is opaque — the analysis cannot see what it runs or which files it changes
+(``shell_opaque``). A command is read-only only if it parsed, no unit is opaque, every unit is on the
+allowlist and nothing is redirected into a file. It never raises.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from axon_cli.permissions.shell_facts import SHELLS, command_name, destructive_reason, is_read_only, unwrap
-from axon_cli.permissions.shell_lex import RawCommand, ShellSyntaxError, parse_flat, scan_substitutions
+from axon_cli.permissions.shell_lex import RawCommand, ShellSyntaxError, parse_flat
+from axon_cli.permissions.shell_opaque import assignment_opaque, opaque_reason
 from axon_cli.permissions.shell_readers import NO_FILE_ARGS, script_words
+from axon_cli.permissions.shell_targets import file_changes
+from axon_cli.permissions.shell_words import dynamic, expand_argv
 
 __all__ = ["CommandAnalysis", "Unit", "analyze"]
 
 MAX_DEPTH = 8
 MAX_LENGTH = 100_000
 HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
-OUTPUT_OPS = {">", ">>", ">|", "&>", "&>>", "<>"}
+OVERWRITE_OPS = {">", ">|", "&>", ">&"}
+APPEND_OPS = {">>", "&>>", "<>"}
 DOWNLOADERS = {"curl", "wget", "fetch"}
 INTERPRETERS = SHELLS | {"python", "python3", "perl", "ruby", "node", "php"}
 
 
 @dataclass
 class Unit:
-    """One simple command as rules see it, with the facts about it alone."""
+    """One simple command as rules see it, with the facts about it alone.
+
+    ``destructive``: why it always destroys something (``rm``, ``git reset --hard`` …). ``deletes``,
+    ``overwrites`` and ``edits`` name the files it removes, replaces if they exist (a word ending in
+    ``/``: a directory whose files may be replaced), and changes in place (see ``shell_targets``).
+    ``opaque``: why the analysis cannot see what it runs or which files it changes (see
+    ``shell_opaque``); an opaque unit is never read-only."""
 
     argv: list[str]
     read_only: bool
     destructive: str | None = None
     paths: list[str] = field(default_factory=list)        # argument words that may be paths
     write_paths: list[str] = field(default_factory=list)  # files it redirects output into
+    opaque: str | None = None
+    deletes: list[str] = field(default_factory=list)
+    overwrites: list[str] = field(default_factory=list)
+    edits: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -45,12 +63,13 @@ class CommandAnalysis:
     simple_commands: list[list[str]] = field(default_factory=list)
     redirects_to_file: bool = False
     read_only: bool = True
-    destructive: bool = False
+    destructive: bool = False          # a unit always destroys something (not: overwrites if it exists)
     destructive_reasons: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     units: list[Unit] = field(default_factory=list)
     error: str = ""
-    redirect_reasons: list[str] = field(default_factory=list)
+    redirect_reasons: list[str] = field(default_factory=list)   # "> truncates f": its target is in overwrites
+    opaque_reasons: list[str] = field(default_factory=list)
 
 
 def analyze(command: str) -> CommandAnalysis:
@@ -60,6 +79,7 @@ def analyze(command: str) -> CommandAnalysis:
         if len(command) > MAX_LENGTH:
             raise ShellSyntaxError("command too long to analyse")
         _analyze_into(command, result, 0)
+        _whole_command_facts(result)
     except (ShellSyntaxError, RecursionError) as e:
         result.parsed, result.error = False, str(e) or "unparseable"
     except Exception as e:  # a parser bug must read as "unparseable", never crash the policy
@@ -71,17 +91,42 @@ def analyze(command: str) -> CommandAnalysis:
 def _summarise(result: CommandAnalysis) -> None:
     result.simple_commands = [u.argv for u in result.units if u.argv]
     result.redirects_to_file = any(u.write_paths for u in result.units)
-    reasons = [u.destructive for u in result.units if u.destructive] + result.redirect_reasons
+    reasons = [u.destructive for u in result.units if u.destructive]
     downloads = any(command_name(u.argv) in DOWNLOADERS for u in result.units)
     if downloads and any(command_name(u.argv) in INTERPRETERS and len(u.argv) == 1 for u in result.units):
         reasons.append("pipes a download into a shell")
     result.destructive_reasons = list(dict.fromkeys(reasons))
     result.destructive = bool(reasons)
+    result.opaque_reasons = list(dict.fromkeys(u.opaque for u in result.units if u.opaque))
+    for u in result.units:
+        u.read_only = u.read_only and u.opaque is None
     result.read_only = result.parsed and all(u.read_only and not u.write_paths for u in result.units)
     seen: dict[str, None] = {}
     for u in result.units:
         seen.update(dict.fromkeys(u.paths + u.write_paths))
     result.paths = list(seen)
+
+
+def _whole_command_facts(result: CommandAnalysis) -> None:
+    """Facts one simple command cannot show alone: aliases defined or switched on earlier in the
+    command, and git run in a directory the command changed into (that repository's own config)."""
+    aliases: set[str] = set()
+    expand_all = changed_dir = False
+    for u in result.units:
+        name = command_name(u.argv)
+        if u.opaque is None and (expand_all or (name and name in aliases)):
+            u.opaque = "aliases are expanded: the name may run another command"
+        if u.opaque is None and name == "git" and changed_dir:
+            u.opaque = "git runs in a directory the command changes into, whose repository config can run programs"
+        if name == "alias":
+            for word in u.argv[1:]:
+                alias = word.split("=", 1)[0]
+                aliases.add(alias)
+                expand_all = expand_all or dynamic(alias)
+        elif name == "shopt" and "expand_aliases" in u.argv and "-u" not in u.argv:
+            expand_all = True
+        elif name in ("cd", "pushd", "popd") and len(u.argv) > 1 or name == "popd":
+            changed_dir = True
 
 
 def _analyze_into(text: str, result: CommandAnalysis, depth: int) -> None:
@@ -99,7 +144,9 @@ def _analyze_into(text: str, result: CommandAnalysis, depth: int) -> None:
 def _parse(text: str) -> tuple[list[RawCommand], list[str]]:
     if "$'" not in text and '$"' not in text:   # bashlex mangles ANSI-C quoting
         try:
-            return _from_bashlex(text)
+            from axon_cli.permissions.shell_bashlex import from_bashlex
+
+            return from_bashlex(text)
         except (ShellSyntaxError, RecursionError):
             raise
         except Exception:
@@ -107,53 +154,88 @@ def _parse(text: str) -> tuple[list[RawCommand], list[str]]:
     return parse_flat(text)
 
 
+@dataclass
+class _Redirects:
+    writes: list[str] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
+    overwrites: list[str] = field(default_factory=list)
+    edits: list[str] = field(default_factory=list)
+    opaque: str | None = None
+
+
 def _add_command(raw: RawCommand, result: CommandAnalysis, depth: int) -> None:
-    argv = list(raw.words)
+    argv = expand_argv(list(raw.words))
     if argv and argv[0].startswith("/") and command_name(argv) != argv[0]:
         argv[0] = command_name(argv)
-    writes, reads = _redirect_paths(raw.redirects, result)
+    redirects = _redirect_paths(raw.redirects, result)
     if not argv:
-        if raw.assignments or writes or reads:
-            result.units.append(Unit([], True, None, reads, writes))
+        if raw.assignments or redirects.writes or redirects.reads:
+            unit = Unit([], is_read_only([], raw.assignments), None, redirects.reads, redirects.writes,
+                        assignment_opaque(raw.assignments) or redirects.opaque)
+            unit.overwrites, unit.edits = redirects.overwrites, redirects.edits
+            result.units.append(unit)
         return
-    _add_argv(argv, raw.assignments, result, depth, writes, reads)
+    _add_argv(argv, raw.assignments, result, depth, redirects, set(raw.expanded))
 
 
 def _add_argv(argv: list[str], assignments: list[str], result: CommandAnalysis, depth: int,
-              writes: list[str] | None = None, reads: list[str] | None = None) -> None:
+              redirects: _Redirects | None = None, expanded: set[str] | None = None) -> None:
     if depth > MAX_DEPTH:
         raise ShellSyntaxError("commands nested too deeply")
     wrapped = unwrap(argv)
-    writes, reads = writes or [], reads or []
+    r = redirects or _Redirects()
     if wrapped is None or wrapped.keep_outer:
         ro = is_read_only(argv, assignments) if wrapped is None or wrapped.outer_read_only is None \
             else wrapped.outer_read_only and is_read_only([], assignments)
-        result.units.append(Unit(argv, ro, destructive_reason(argv), _path_words(argv) + reads, writes))
-    elif writes or reads or assignments:
+        _append(result, argv, assignments, ro, r)
+    elif r.writes or r.reads or assignments or r.opaque:
         ro = wrapped.outer_read_only is not False and is_read_only([], assignments)
-        result.units.append(Unit([], ro, None, reads, writes))
-    for inner in wrapped.inner_argv if wrapped else []:
+        _append(result, [], assignments, ro, r)
+    if wrapped is None:
+        return
+    if wrapped.inner_source and any(w in (expanded or ()) for w in argv[1:]):
+        _append(result, [], [], False, _Redirects(opaque=f"{command_name(argv)} runs text built from expansions"))
+    for inner in wrapped.inner_argv:
         if inner:
-            _add_argv([command_name(inner), *inner[1:]], [], result, depth + 1)
-    for source in wrapped.inner_source if wrapped else []:
+            _add_argv(expand_argv([command_name(inner), *inner[1:]]), wrapped.inner_assignments, result, depth + 1,
+                      expanded=expanded)
+    for source in wrapped.inner_source:
         _analyze_into(source, result, depth + 1)
 
 
-def _redirect_paths(redirects: list[tuple[str, str]], result: CommandAnalysis) -> tuple[list[str], list[str]]:
-    writes, reads = [], []
+def _append(result: CommandAnalysis, argv: list[str], assignments: list[str], ro: bool, r: _Redirects) -> None:
+    changes = file_changes(argv) if argv else None
+    opaque = opaque_reason(argv, assignments) or r.opaque or (changes.unseen if changes else None)
+    unit = Unit(argv, ro, destructive_reason(argv), _path_words(argv) + r.reads if argv else list(r.reads),
+                list(r.writes), opaque)
+    if changes is not None:
+        unit.deletes, unit.overwrites, unit.edits = changes.deletes, changes.overwrites, changes.edits
+    unit.overwrites = unit.overwrites + r.overwrites
+    unit.edits = unit.edits + r.edits
+    result.units.append(unit)
+
+
+def _redirect_paths(redirects: list[tuple[str, str]], result: CommandAnalysis) -> _Redirects:
+    out = _Redirects()
     for op, target in redirects:
         if op in (">&", "<&") and (target.isdigit() or target == "-"):
             continue
         if op in ("<<", "<<-", "<<<"):
             continue
-        if op in OUTPUT_OPS or op == ">&":
-            if target not in HARMLESS_TARGETS:
-                writes.append(target)
-                if op in (">", ">|", "&>", ">&"):
-                    result.redirect_reasons.append(f"> truncates {target}")
+        if op in OVERWRITE_OPS or op in APPEND_OPS:
+            if target in HARMLESS_TARGETS:
+                continue
+            out.writes.append(target)
+            if dynamic(target):
+                out.opaque = "the file it writes comes from an expansion"
+            if op in OVERWRITE_OPS:
+                out.overwrites.append(target)
+                result.redirect_reasons.append(f"> truncates {target}")
+            else:
+                out.edits.append(target)
         else:
-            reads.append(target)
-    return writes, reads
+            out.reads.append(target)
+    return out
 
 
 _PATHISH = re.compile(r"[/~]|^\.|\.[A-Za-z0-9]{1,8}$|^id_|credentials|netrc|secret", re.I)
@@ -180,78 +262,3 @@ def _path_words(argv: list[str]) -> list[str]:
         if name == "git" and ":" in arg and "://" not in arg and not arg.startswith("-"):
             words.append(arg.split(":", 1)[1] or ".")    # git show REV:PATH reads PATH
     return words
-
-
-# -- bashlex ---------------------------------------------------------------------------------------
-def _from_bashlex(text: str) -> tuple[list[RawCommand], list[str]]:
-    import bashlex
-
-    commands: list[RawCommand] = []
-    nested: list[str] = []
-    for tree in bashlex.parse(text):
-        _walk(tree, text, commands, nested)
-    return commands, nested
-
-
-def _walk(node: Any, text: str, out: list[RawCommand], nested: list[str], piped: bool = False) -> None:
-    kind = node.kind
-    if kind == "command":
-        out.append(_command(node, text, out, nested, piped))
-    elif kind == "pipeline":
-        after_pipe = False
-        for part in node.parts:
-            if part.kind == "pipe":
-                after_pipe = True
-            else:
-                _walk(part, text, out, nested, after_pipe)
-    elif kind in ("commandsubstitution", "processsubstitution"):
-        _walk(node.command, text, out, nested)
-    elif kind == "parameter":
-        value = getattr(node, "value", "") or ""
-        if "$" in value or "`" in value:
-            nested.extend(scan_substitutions(value))
-    else:
-        for part in getattr(node, "parts", None) or getattr(node, "list", None) or []:
-            _walk(part, text, out, nested)
-        redirects = getattr(node, "redirects", None) or []
-        if redirects:                 # `{ …; } > f`, `while …; done < f`: the compound's own redirections
-            holder = RawCommand()
-            for part in redirects:
-                _redirect(part, text, holder, out, nested)
-            out.append(holder)
-
-
-def _command(node: Any, text: str, out: list[RawCommand], nested: list[str], piped: bool) -> RawCommand:
-    cmd = RawCommand(piped=piped)
-    for part in node.parts:
-        if part.kind == "word":
-            cmd.words.append(part.word)
-            _walk_word(part, text, out, nested)
-        elif part.kind == "assignment":
-            cmd.assignments.append(part.word)
-            _walk_word(part, text, out, nested)
-        elif part.kind == "redirect":
-            _redirect(part, text, cmd, out, nested)
-        else:
-            _walk(part, text, out, nested)
-    return cmd
-
-
-def _walk_word(word: Any, text: str, out: list[RawCommand], nested: list[str]) -> None:
-    for part in getattr(word, "parts", None) or []:
-        _walk(part, text, out, nested)
-
-
-def _redirect(part: Any, text: str, cmd: RawCommand, out: list[RawCommand], nested: list[str]) -> None:
-    target = part.output
-    if part.type in ("<<", "<<-"):
-        heredoc = getattr(part, "heredoc", None)
-        delim_src = text[target.pos[0]:target.pos[1]] if hasattr(target, "pos") else ""
-        if heredoc is not None and not any(q in delim_src for q in "'\"\\"):
-            nested.extend(scan_substitutions(heredoc.value))
-        return
-    if isinstance(target, int):
-        cmd.redirects.append((part.type, str(target)))
-        return
-    _walk_word(target, text, out, nested)
-    cmd.redirects.append((part.type, target.word))

@@ -6,7 +6,7 @@ what later commands run (or write a file), so they are not read-only; listing fo
 
 from __future__ import annotations
 
-__all__ = ["SAFE_ENV", "builtin_read_only"]
+__all__ = ["SAFE_ENV", "builtin_read_only", "env_runs_code", "names_set"]
 
 SAFE_ENV = {"LANG", "LANGUAGE", "TZ", "NO_COLOR", "COLUMNS", "LINES", "TERM", "FORCE_COLOR", "CLICOLOR"}
 
@@ -49,3 +49,38 @@ def builtin_read_only(name: str, args: list[str]) -> bool | None:
     if name == "history":
         return all(a.isdigit() for a in args)
     return None
+
+
+# -- variables that make programs run other code --------------------------------------------------
+_RUNS_CODE: set[str] = {
+    "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "SHELLOPTS", "BASHOPTS", "HOME",
+    "XDG_CONFIG_HOME", "PAGER", "MANPAGER", "MANOPT", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE",
+    "LESS", "LESSKEY", "LESSKEYIN", "SHELL", "PERL5LIB", "PERL5OPT", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
+    "NODE_OPTIONS", "NODE_PATH", "SSH_ASKPASS", "SUDO_ASKPASS", "RIPGREP_CONFIG_PATH", "SYSTEMD_PAGER",
+    "GH_PAGER", "GCONV_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "CDPATH", "TMPDIR", "IFS",
+}
+_RUNS_CODE |= {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONEXECUTABLE",
+               "PYTHONPLATLIBDIR", "PYTHONBREAKPOINT", "PYTHONINSPECT"}
+_RUNS_CODE_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC_", "NPM_CONFIG_", "npm_config_")
+_GIT_HARMLESS = ("GIT_AUTHOR_", "GIT_COMMITTER_", "GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS")
+
+
+def env_runs_code(word: str) -> str | None:
+    """The variable name when setting it (``NAME=…``) can make a program run other code or read its
+    configuration elsewhere (``BASH_ENV``, ``PAGER``, ``LD_PRELOAD``, ``GIT_*``, ``PATH``, ``HOME`` …)."""
+    name = word.split("=", 1)[0].rstrip("+")
+    name = name.split("[", 1)[0]
+    if name.startswith(_GIT_HARMLESS):
+        return None
+    return name if name in _RUNS_CODE or name.startswith(_RUNS_CODE_PREFIXES) else None
+
+
+def names_set(name: str, args: list[str]) -> list[str]:
+    """The variables a builtin sets (``export A=1 B``, ``declare -x A``, ``read A B``); [] for others."""
+    if name in ("export", "declare", "typeset", "local", "readonly"):
+        return [a for a in args if not a.startswith(("-", "+"))]
+    if name == "read":
+        return [a for a in args if not a.startswith("-")]
+    if name in ("printf", "mapfile", "readarray") and "-v" in args[:-1]:
+        return [args[args.index("-v") + 1]]
+    return []

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from axon_cli.permissions.shell_builtins import SAFE_ENV, builtin_read_only
+from axon_cli.permissions.shell_builtins import SAFE_ENV, builtin_read_only, env_runs_code
+from axon_cli.permissions.shell_git import git_destructive, git_read_only
 from axon_cli.permissions.shell_readers import reader_read_only
 
 __all__ = ["Unwrapped", "unwrap", "is_read_only", "destructive_reason", "command_name", "SHELLS"]
@@ -47,6 +48,7 @@ class Unwrapped:
     inner_argv: list[list[str]] = field(default_factory=list)
     inner_source: list[str] = field(default_factory=list)
     outer_read_only: bool | None = None   # None: decided by the allowlist
+    inner_assignments: list[str] = field(default_factory=list)   # env A=1 cmd, sudo A=1 cmd: A=1
 
 
 def command_name(argv: list[str]) -> str:
@@ -67,11 +69,17 @@ def _skip_options(name: str, args: list[str]) -> list[str]:
 
 
 def _shell_c(args: list[str]) -> Unwrapped | None:
-    for i, arg in enumerate(args):
-        if not arg.startswith("-") or arg in ("-", "--"):
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            i += 2
+            continue
+        if not arg.startswith(("-", "+")) or arg in ("-", "--"):
             return None                # runs a script file or reads stdin: not analysable
         if not arg.startswith("--") and "c" in arg[1:]:
             return Unwrapped(keep_outer=False, inner_source=args[i + 1:i + 2] or [""])
+        i += 1
     return None
 
 
@@ -84,14 +92,18 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
         return Unwrapped(keep_outer=False, inner_source=[" ".join(args)])
     if name == "find":
         return _find_exec(args)
+    if name == "trap" and len(args) >= 2 and not args[0].startswith("-"):
+        return Unwrapped(keep_outer=False, inner_source=[args[0]], outer_read_only=False)
     if name in ("command", "builtin") and args[:1] and args[0] in ("-v", "-V"):
         return Unwrapped(keep_outer=False, outer_read_only=True)
     if name not in _TRANSPARENT and name not in ("sudo", "doas", "xargs", "watch"):
         return None
     rest = _skip_options(name, args)
-    if name == "env":
+    assigned: list[str] = []
+    if name in ("env", "sudo", "doas"):
         while rest and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", rest[0]):
-            rest = rest[1:]
+            assigned, rest = [*assigned, rest[0]], rest[1:]
+    if name == "env":
         split = _split_string(args)
         if split is not None:
             return Unwrapped(keep_outer=False, inner_source=[" ".join([split, *rest])], outer_read_only=False)
@@ -103,8 +115,9 @@ def unwrap(argv: list[str]) -> Unwrapped | None:
         return Unwrapped(inner_argv=[rest or ["echo"]], outer_read_only=True)
     keep = name in ("sudo", "doas")
     if not rest:
-        return Unwrapped(keep_outer=True, outer_read_only=name in ("env", "time", "command", "builtin"))
-    return Unwrapped(keep_outer=keep, inner_argv=[rest], outer_read_only=False if keep else None)
+        return Unwrapped(keep_outer=True, outer_read_only=name in ("env", "time", "command", "builtin") and not assigned)
+    return Unwrapped(keep_outer=keep, inner_argv=[rest], outer_read_only=False if keep else None,
+                     inner_assignments=assigned)
 
 
 def _split_string(args: list[str]) -> str | None:
@@ -145,14 +158,12 @@ _ALWAYS_RO = {
     "jobs", "wait", ":", "exit", "return", "shift", "set", "unset", "export", "local", "declare", "read",
     "shopt", "alias", "history", "info", "man", "tldr",
 }
-_GIT_RO = {"status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog",
-           "grep", "cat-file", "ls-tree", "whatchanged", "rev-list", "merge-base", "show-ref", "annotate",
-           "count-objects", "ls-remote", "name-rev", "var", "check-ignore", "diff-tree", "diff-files",
-           "diff-index", "for-each-ref", "help", "version"}
 _WRITE_OPTS = {
-    "sort": ("-o", "--output"), "tree": ("-o",), "rg": ("--pre",), "date": ("-s", "--set"),
-    "fd": ("-x", "-X", "--exec", "--exec-batch"), "git": ("--output", "--ext-diff", "--textconv"),
-    "uniq": (), "xxd": ("-r",), "man": ("-P", "-H", "--html", "--pager"), "info": ("-o", "--output"),
+    "date": ("-s", "--set"),
+    "fd": ("-x", "-X", "--exec", "--exec-batch"),
+    "sort": ("-o", "--output", "--compress-program"), "rg": ("--pre", "--hostname-bin", "--pre-glob"),
+    "tree": ("-o", "-R"), "file": ("-C", "--compile"), "info": ("-o", "--output", "--dribble"),
+    "uniq": (), "xxd": ("-r",), "man": ("-P", "-H", "--html", "--pager", "--browser"),
 }
 
 
@@ -171,43 +182,11 @@ def _has_opt(args: list[str], opts: tuple[str, ...], clustered: bool = False) ->
     return False
 
 
-def _git_read_only(args: list[str]) -> bool:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        if args[i] in ("-c", "--exec-path", "--config-env") or args[i].startswith(("-c", "--config-env")):
-            return False               # -c core.pager=… can run anything
-        i += 2 if args[i] in ("-C", "--git-dir", "--work-tree", "--namespace") else 1
-    if i >= len(args):
-        return True
-    sub, rest = args[i], args[i + 1:]
-    if _has_opt(rest, _WRITE_OPTS["git"]):
-        return False
-    if sub in _GIT_RO:
-        return True
-    listing = all(a.startswith("-") for a in rest)
-    if sub == "branch":
-        bad = {"-d", "-D", "-m", "-M", "-c", "-C", "--delete", "--move", "--copy", "-u", "--set-upstream-to",
-               "--unset-upstream", "--edit-description", "-f", "--force"}
-        return listing and not any(a.split("=", 1)[0] in bad for a in rest)
-    if sub == "tag":
-        return listing or rest[:1] in (["-l"], ["--list"])
-    if sub == "remote":
-        return not rest or rest in (["-v"], ["--verbose"]) or rest[:1] in (["show"], ["get-url"])
-    if sub == "stash":
-        return rest[:1] in (["list"], ["show"])
-    if sub == "config":
-        return bool(rest) and rest[0] in ("--get", "--get-all", "--list", "-l", "--get-regexp")
-    if sub == "reflog":
-        return not rest or rest[0] == "show"
-    if sub == "worktree":
-        return rest[:1] == ["list"]
-    return False
-
-
 def is_read_only(argv: list[str], assignments: list[str] | None = None) -> bool:
-    """Whether this one simple command (already unwrapped) only reads."""
-    if not argv:
-        return True
+    """Whether this one simple command (already unwrapped) only reads. ``assignments`` are its
+    ``NAME=value`` prefixes; with no command they are plain shell assignments (``x=1``)."""
+    if not argv:                       # x=1: harmless unless it changes what programs run (PATH=…)
+        return not any(env_runs_code(a) for a in assignments or [])
     if any(a.split("=", 1)[0] not in SAFE_ENV and not a.startswith("LC_") for a in assignments or []):
         return False                   # PAGER=…, GIT_EXTERNAL_DIFF=…, LD_PRELOAD=… can run anything
     name, args = command_name(argv), argv[1:]
@@ -215,7 +194,7 @@ def is_read_only(argv: list[str], assignments: list[str] | None = None) -> bool:
     if builtin is not None:
         return builtin and name in _ALWAYS_RO
     if name == "git":
-        return _git_read_only(args)
+        return git_read_only(args)
     reader = reader_read_only(name, args)
     if reader is not None:
         return reader
@@ -236,13 +215,12 @@ def is_read_only(argv: list[str], assignments: list[str] | None = None) -> bool:
 # -- destructive -----------------------------------------------------------------------------------
 _DESTRUCTIVE = {
     "rm": "deletes files", "rmdir": "deletes directories", "unlink": "deletes a file",
-    "shred": "destroys file contents", "mv": "moves or overwrites files", "cp": "may overwrite files",
-    "dd": "writes raw data", "chmod": "changes permissions", "chown": "changes ownership",
+    "shred": "destroys file contents", "chmod": "changes permissions", "chown": "changes ownership",
     "chgrp": "changes ownership", "kill": "kills processes", "killall": "kills processes",
     "pkill": "kills processes", "sudo": "runs as root", "doas": "runs as root", "truncate": "truncates files",
     "reboot": "reboots", "shutdown": "shuts down", "halt": "halts", "poweroff": "powers off",
     "mkswap": "formats a device", "fdisk": "partitions a disk", "parted": "partitions a disk",
-    "crontab": "changes the crontab", "install": "installs files", "ln": "may replace files",
+    "crontab": "changes the crontab",
 }
 _PKG = {"pip": ("install", "uninstall"), "pip3": ("install", "uninstall"), "npm": ("install", "i", "ci", "add",
         "uninstall", "remove", "rm"), "yarn": ("add", "install", "remove"), "pnpm": ("add", "install", "i",
@@ -251,26 +229,6 @@ _PKG = {"pip": ("install", "uninstall"), "pip3": ("install", "uninstall"), "npm"
         "dnf": ("install", "remove"), "yum": ("install", "remove"), "pacman": ("-S", "-R"),
         "poetry": ("add", "remove"), "conda": ("install", "remove"), "uv": ("add", "remove", "pip"),
         "apk": ("add", "del"), "snap": ("install", "remove")}
-
-
-def _git_destructive(args: list[str]) -> str | None:
-    words = [a for a in args if not a.startswith("-")]
-    sub = words[0] if words else ""
-    if sub == "push":
-        return "git push changes the remote"
-    if sub == "reset" and "--hard" in args:
-        return "git reset --hard discards changes"
-    if sub == "clean":
-        return "git clean deletes untracked files"
-    if sub in ("checkout", "restore") and ("." in words[1:] or "--" in args or "-f" in args):
-        return f"git {sub} discards changes"
-    if sub == "branch" and any(a in ("-D", "--delete", "-d") for a in args):
-        return "git branch -D deletes a branch"
-    if sub == "stash" and words[1:2] in (["drop"], ["clear"]):
-        return "git stash drop discards changes"
-    if sub in ("rebase", "filter-branch", "filter-repo", "update-ref", "gc", "prune"):
-        return f"git {sub} rewrites history"
-    return None
 
 
 def destructive_reason(argv: list[str]) -> str | None:
@@ -283,7 +241,7 @@ def destructive_reason(argv: list[str]) -> str | None:
     if name in _DESTRUCTIVE:
         return f"{name} {_DESTRUCTIVE[name]}"
     if name == "git":
-        return _git_destructive(args)
+        return git_destructive(args)
     if name == "find" and "-delete" in args:
         return "find -delete deletes files"
     if name in _PKG and any(a in _PKG[name] for a in args[:3]):

@@ -40,6 +40,7 @@ class RawCommand:
     assignments: list[str] = field(default_factory=list)
     redirects: list[tuple[str, str]] = field(default_factory=list)   # (operator, target word)
     piped: bool = False               # its stdin comes from the previous command's pipe
+    expanded: list[str] = field(default_factory=list)   # words holding an expansion of this shell ($x, $(…))
 
 
 @dataclass
@@ -48,6 +49,7 @@ class _Token:
     value: str
     subs: list[str] = field(default_factory=list)
     fd: bool = False                  # a word of digits glued to a following redirection
+    expands: bool = False             # holds $x, ${…}, $(…), $((…)) or backticks outside single quotes
 
 
 class _Lexer:
@@ -116,7 +118,7 @@ class _Lexer:
 
     def _word(self) -> None:
         text, out, subs = self.text, [], []   # type: ignore[var-annotated]
-        i = self.i
+        i, expands = self.i, False
         while i < len(text):
             c = text[i]
             if c in " \t\n;&|()<>":
@@ -142,6 +144,7 @@ class _Lexer:
             elif c == '"':
                 end = skip_double(text, i + 1)
                 inner = text[i + 1:end - 1]
+                expands = expands or "$" in inner or "`" in inner
                 subs.extend(scan_substitutions(inner))
                 out.append(re.sub(r'\\([$`"\\\n])', r"\1", inner))
                 i = end
@@ -149,7 +152,7 @@ class _Lexer:
                 end = skip_backtick(text, i + 1)
                 subs.append(text[i + 1:end - 1].replace("\\`", "`"))
                 out.append(text[i:end])
-                i = end
+                i, expands = end, True
             elif c == "$" and text.startswith("$'", i):
                 end = i + 2
                 while end < len(text) and text[end] != "'":
@@ -163,12 +166,13 @@ class _Lexer:
             elif c == "$":
                 lit, i = dollar(text, i, subs)
                 out.append(lit)
+                expands = True
             else:
                 out.append(c)
                 i += 1
         value = "".join(out)
         fd = value.isdigit() and i < len(text) and text[i] in "<>" and i == self.i + len(value)
-        self.tokens.append(_Token("word", value, subs, fd))
+        self.tokens.append(_Token("word", value, subs, fd, expands))
         self.i = i
 
 
@@ -246,6 +250,8 @@ def parse_flat(text: str) -> tuple[list[RawCommand], list[str]]:
             cur.assignments.append(word)
         else:
             cur.words.append(word)
+            if tok.expands:
+                cur.expanded.append(word)
         i += 1
     if in_test or in_pattern:
         raise ShellSyntaxError("unterminated [[ or case")

@@ -16,7 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["reader_read_only", "version_query", "script_words", "NO_FILE_ARGS", "KNOWN_PROGRAMS"]
+from axon_cli.permissions.shell_sed import sed_effect
+
+__all__ = ["reader_read_only", "version_query", "script_words", "sed_effect", "awk_program_safe", "NO_FILE_ARGS",
+           "KNOWN_PROGRAMS"]
 
 NO_FILE_ARGS = frozenset({"basename", "dirname", "realpath"})
 KNOWN_PROGRAMS = frozenset({
@@ -67,6 +70,10 @@ def _leading_options(args: list[str], takes_value: Callable[[str], bool]) -> tup
     return options, i
 
 
+def _sed(args: list[str]) -> bool:
+    return sed_effect(args) is None
+
+
 def _sed_takes(a: str) -> bool:
     return "=" not in a and (a in ("--expression", "--line-length") or (not a.startswith("--") and a[-1] in "el"))
 
@@ -91,159 +98,6 @@ def script_words(name: str, args: list[str]) -> set[int]:
     return out
 
 
-# -- sed ---------------------------------------------------------------------------------------------
-_SED_SAFE_LONG = frozenset({"--quiet", "--silent", "--regexp-extended", "--separate", "--unbuffered",
-                            "--null-data", "--posix", "--debug", "--sandbox", "--binary", "-s"})
-
-
-def _sed(args: list[str]) -> bool:
-    scripts: list[str] = []
-    operands: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            operands += args[i + 1:]
-            break
-        if a.startswith("--"):
-            opt, eq, value = a.partition("=")
-            if opt == "--expression":
-                if not eq:
-                    i += 1
-                    value = args[i] if i < len(args) else ""
-                scripts.append(value)
-            elif opt == "--line-length":
-                i += 0 if eq else 1
-            elif opt not in _SED_SAFE_LONG:
-                return False                  # --in-place, --file, --follow-symlinks, unknown
-        elif a.startswith("-") and len(a) > 1:
-            j = 1
-            while j < len(a):
-                c = a[j]
-                if c in "nrEsuzb":
-                    j += 1
-                    continue
-                if c in "el":
-                    value = a[j + 1:]
-                    if not value:
-                        i += 1
-                        value = args[i] if i < len(args) else ""
-                    if c == "e":
-                        scripts.append(value)
-                    break
-                return False                  # -i (in place), -f (script file), unknown letters
-        else:
-            operands.append(a)
-        i += 1
-    if not scripts:
-        if not operands:
-            return False
-        scripts.append(operands[0])
-    return all(_sed_script_safe(s) for s in scripts)
-
-
-def _skip_regex(s: str, pos: int, delim: str) -> int:
-    """Index just past the unescaped ``delim`` closing a regex/replacement starting at ``pos``; -1 if none."""
-    while pos < len(s):
-        c = s[pos]
-        if c == "\\":
-            pos += 2
-            continue
-        if c == delim:
-            return pos + 1
-        if c == "\n":
-            return -1
-        pos += 1
-    return -1
-
-
-def _sed_address(s: str, pos: int) -> int:
-    """Past one address (number, ``$``, ``/re/``, ``\\cREc``, ``first~step``), or ``pos`` if none; -1 on error."""
-    if pos < len(s) and s[pos].isdigit():
-        while pos < len(s) and (s[pos].isdigit() or s[pos] == "~"):
-            pos += 1
-        return pos
-    if pos < len(s) and s[pos] == "$":
-        return pos + 1
-    if pos < len(s) and s[pos] in "/\\":
-        delim = "/"
-        if s[pos] == "\\":
-            if pos + 1 >= len(s):
-                return -1
-            delim, pos = s[pos + 1], pos + 1
-        pos = _skip_regex(s, pos + 1, delim)
-        while pos != -1 and pos < len(s) and s[pos] in "IM":
-            pos += 1
-        return pos
-    return pos
-
-
-def _sed_script_safe(s: str) -> bool:
-    pos, n = 0, len(s)
-    while pos < n:
-        while pos < n and s[pos] in " \t\n;":
-            pos += 1
-        if pos >= n:
-            return True
-        if s[pos] == "#":
-            while pos < n and s[pos] != "\n":
-                pos += 1
-            continue
-        pos = _sed_address(s, pos)
-        if pos != -1 and pos < n and s[pos] == ",":
-            pos += 1
-            if pos < n and s[pos] in "+~":
-                pos += 1
-            pos = _sed_address(s, pos)
-        if pos == -1:
-            return False
-        while pos < n and s[pos] in " \t!":
-            pos += 1
-        if pos >= n:
-            return False
-        pos = _sed_command(s, pos)
-        if pos == -1:
-            return False
-    return True
-
-
-def _to_end_of_line(s: str, pos: int, stop: str = "\n") -> int:
-    while pos < len(s) and s[pos] not in stop:
-        pos += 2 if s[pos] == "\\" else 1
-    return pos
-
-
-def _sed_command(s: str, pos: int) -> int:
-    """Past one command and its arguments; -1 when it writes, executes, reads a file or is unknown."""
-    c, pos = s[pos], pos + 1
-    if c == "{":
-        return pos
-    if c in "}=dDgGhHnNpPxzF":
-        pass
-    elif c in "aic":
-        return _to_end_of_line(s, pos)
-    elif c in ":btTv":
-        return _to_end_of_line(s, pos, "\n;")
-    elif c in "lLqQ":
-        while pos < len(s) and (s[pos].isdigit() or s[pos] in " \t"):
-            pos += 1
-    elif c in "sy":
-        if pos >= len(s) or s[pos] in "\n\\":
-            return -1
-        delim = s[pos]
-        pos = _skip_regex(s, pos + 1, delim)
-        pos = _skip_regex(s, pos, delim) if pos != -1 else -1
-        if pos == -1:
-            return -1
-        while c == "s" and pos < len(s) and (s[pos] in "gpiImM" or s[pos].isdigit()):
-            pos += 1
-    else:
-        return -1                             # e, r, R, w, W and anything unknown
-    while pos < len(s) and s[pos] in " \t":
-        pos += 1
-    return pos if pos >= len(s) or s[pos] in ";\n}#" else -1
-
-
 # -- awk and pagers ------------------------------------------------------------------------------------
 def _awk_program(args: list[str]) -> tuple[int | None, bool]:
     """The index of the program operand (None: none, or it comes from ``-f``/``-e``) and whether every
@@ -256,6 +110,11 @@ def _awk_program(args: list[str]) -> tuple[int | None, bool]:
             if a.split("=", 1)[0] in ("-f", "--file", "-e", "--source", "-E", "--exec"):
                 return None, False
     return (first if first < len(args) else None), safe
+
+
+def awk_program_safe(args: list[str]) -> bool:
+    """Whether this awk invocation's program is given inline and neither writes nor runs anything."""
+    return _awk(args)
 
 
 def _awk(args: list[str]) -> bool:
