@@ -31,7 +31,7 @@ DESTRUCTIVE = [
     "cp b.txt a.txt", "cp -f b.txt a.txt", "ln -sf /dev/null a.txt", "chmod 000 a.txt", "chmod -R 000 sub",
     "chmod +x run.sh", "find . -name '*.tmp' -delete", "find sub -type f -delete", "rmdir emptydir",
     "dd if=/dev/zero of=a.txt bs=1 count=1", "tee a.txt < b.txt", "echo hi; rm a.txt", "true && rm a.txt",
-    "rm a.txt || true", "git checkout -- a.txt", "git restore a.txt", "mv b.txt sub/", "cp b.txt sub/x",
+    "rm a.txt || true", "mv b.txt sub/", "cp b.txt sub/x",
 ]
 EDITS = ["sed -i s/x/y/ a.txt", "echo x >> a.txt", "tee -a a.txt < b.txt", "black a.py"]
 CREATES = ["touch new.txt", "echo x > new.txt", "mkdir -p build", "cp a.txt new.txt", "python3 script.py", "make",
@@ -39,7 +39,9 @@ CREATES = ["touch new.txt", "echo x > new.txt", "mkdir -p build", "cp a.txt new.
 ASK_ALWAYS = [   # beyond what the sandbox confines or a snapshot undoes: asks below yolo
     "curl https://example.com", "wget https://example.com/x", "git push origin main", "pip install requests",
     "echo x > /tmp/out", "rm data/db.sqlite", "git clean -fdx", "git reset --hard", "xargs rm < list.txt",
-    "cd sub && rm x", "kill 1", "git branch -D old", "git stash drop",
+    "cd sub && rm x", "kill 1", "git branch -D old", "git stash drop", "git checkout -- a.txt", "git restore a.txt",
+    "awk 'BEGIN{system(\"rm a.txt\")}'", "x=rm; $x a.txt", "perl -e 'unlink \"a.txt\"'",
+    "python3 -c \"import os; os.remove('a.txt')\"", "sed -n 'w a.txt' b.txt", "git -c core.fsmonitor=x status",
 ]
 ROWS: list[tuple[str, str]] = (
     [(c, "AAAAA") for c in READ_ONLY] + [(c, "DQQAA") for c in DESTRUCTIVE] + [(c, "DQAAA") for c in EDITS]

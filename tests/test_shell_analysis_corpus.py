@@ -214,8 +214,8 @@ SANDBOXED: list[tuple[str, str, str]] = [
     ("pip install requests", "ask", "installs or removes packages"), ("kill 1234", "ask", "kill acts beyond"),
     ("sudo make install", "ask", "sudo acts beyond"), ("docker run --rm alpine", "ask", "docker acts beyond"),
     ("echo x > /tmp/out", "ask", "outside the project"), ("cp a.txt ../elsewhere/", "ask", "outside the project"),
-    ("find . -name '*.pyc' | xargs rm", "ask", "cannot tell which files rm changes"),
-    ("rm $(cat list.txt)", "ask", "cannot tell"), ("cd sub && rm x", "ask", "changes directory"),
+    ("find . -name '*.pyc' | xargs rm", "ask", "rm reads the files it changes from its input"),
+    ("rm $(cat list.txt)", "ask", "the files rm changes come from an expansion"), ("cd sub && rm x", "ask", "changes directory"),
     ("git clean -fdx", "ask", "git clean"), ("cat .env", "ask", "sensitive"),
     ("mkdir -p .git/hooks && echo x > .git/hooks/pre-commit", "ask", "sensitive"), ("patch -p1 < fix.diff", "ask", "patch"),
 ]
@@ -280,9 +280,9 @@ OUTSIDE: list[tuple[str, str, str | None]] = [
     ("git status", "allow", None), ("git log --oneline", "allow", None), ("git diff", "allow", None),
     ("git branch", "allow", None), ("git branch -a", "allow", None), ("git tag", "allow", None),
     ("git tag -l 'v*'", "allow", None), ("git stash list", "allow", None), ("git config --get user.name", "allow", None),
-    ("git remote -v", "allow", None), ("git show HEAD:a.py", "allow", None), ("git -C src log", "allow", None),
-    ("git restore a.txt", "allow", None), ("git checkout -- a.txt", "allow", None),
-    ("git apply fix.patch", "allow", None),
+    ("git remote -v", "allow", None), ("git show HEAD:a.py", "allow", None), ("git -C src log", "ask", None),
+    ("git restore a.txt", "ask", f"git restore {GIT}"), ("git checkout -- a.txt", "ask", f"git checkout {GIT}"),
+    ("git apply fix.patch", "ask", None),          # the patch names the files: the analysis cannot see them
     # the network and beyond the workspace
     ("git push origin main", "ask", "git push needs the network"), ("git pull", "ask", "git pull needs the network"),
     ("git fetch", "ask", "git fetch needs the network"), ("git ls-remote origin", "ask", "git ls-remote needs the network"),

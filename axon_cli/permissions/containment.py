@@ -17,13 +17,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from axon_cli.permissions.shell_facts import command_name
-from axon_cli.permissions.shell_readers import script_words
 
 if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import Containment, DecisionContext
     from axon_cli.permissions.shell import CommandAnalysis, Unit
 
-__all__ = ["not_contained", "file_targets", "operands", "reaches_out", "SANDBOXED_UNDOABLE"]
+__all__ = ["not_contained", "changed_words", "operands", "reaches_out", "SANDBOXED_UNDOABLE"]
 
 SANDBOXED_UNDOABLE = "sandboxed, undoable"
 NETWORK = frozenset({
@@ -39,8 +38,6 @@ BEYOND = frozenset({
 _GIT_NETWORK = frozenset({"push", "pull", "fetch", "clone", "ls-remote", "submodule", "remote"})
 _PUBLISH = {"npm": {"publish", "login", "adduser"}, "yarn": {"publish", "npm"}, "pnpm": {"publish"},
             "cargo": {"publish", "login"}, "gem": {"push"}, "poetry": {"publish"}, "uv": {"publish"}}
-_ALL_OPERANDS = frozenset({"rm", "rmdir", "unlink", "shred", "truncate", "mv", "tee", "rsync"})
-_DEST_OPERAND = frozenset({"cp", "ln", "install"})
 _OPT_VALUES = {"truncate": {"-s", "--size", "-r", "--reference"}, "cp": {"-t", "-S", "--suffix"},
                "mv": {"-t", "-S", "--suffix"}, "ln": {"-t", "-S", "--suffix"},
                "install": {"-t", "-m", "-o", "-g", "-S", "--mode", "--owner", "--group"},
@@ -65,51 +62,9 @@ def operands(name: str, args: list[str]) -> list[str]:
     return out
 
 
-def _target_dir_option(args: list[str]) -> list[str]:
-    for i, a in enumerate(args):
-        if a == "-t" and i + 1 < len(args):
-            return [args[i + 1]]
-        if a.startswith("--target-directory="):
-            return [a.split("=", 1)[1]]
-    return []
-
-
-def file_targets(argv: list[str]) -> list[str] | None:
-    """The files this simple command deletes or overwrites ([] for none); None when it does but the
-    targets cannot be seen (no operands: they come from stdin; ``$…``, ``{}``: filled in later)."""
-    name, args = command_name(argv), argv[1:]
-    if name == "dd":
-        return [a[3:] for a in args if a.startswith("of=")]
-    if name == "mv":
-        targets = _target_dir_option(args) + operands(name, args)
-    elif name in _ALL_OPERANDS:
-        targets = operands(name, args)[-1:] if name == "rsync" else operands(name, args)
-    elif name in _DEST_OPERAND:
-        targets = _target_dir_option(args) or operands(name, args)[-1:]
-    elif name == "chmod":
-        targets = operands(name, args)[1:]
-    elif name == "sed" and any(a.startswith("--in-place") or (a[:1] == "-" and a[1:2] != "-" and "i" in a)
-                               for a in args):
-        skip = script_words(name, args)
-        targets = [a for i, a in enumerate(args) if i not in skip and not a.startswith("-")]
-    elif name == "find" and "-delete" in args:
-        first = next((i for i, a in enumerate(args) if a[:1] in "-(!"), len(args))
-        targets = args[:first] or ["."]
-    elif name in ("perl", "ruby") and any(a[:1] == "-" and "i" in a[1:] for a in args) or name == "patch":
-        return None
-    else:
-        return []
-    if not targets or any(ch in _home_relative(t) for t in targets for ch in "$`{}"):
-        return None
-    return targets
-
-
-def _home_relative(word: str) -> str:
-    """``word`` without a leading ``$HOME``/``${HOME}`` (which the path resolver expands)."""
-    for var in ("${HOME}", "$HOME"):
-        if word == var or word.startswith(var + "/"):
-            return word[len(var):]
-    return word
+def changed_words(unit: Unit) -> list[str]:
+    """The words naming files this simple command deletes, overwrites or edits (the analysis's facts)."""
+    return [w.rstrip("/") or w for w in unit.deletes + unit.overwrites + unit.edits]
 
 
 def reaches_out(argv: list[str]) -> str | None:
@@ -152,9 +107,9 @@ def not_contained(units: list[Unit], ctx: DecisionContext, c: Containment, a: Co
         why = _beyond(unit.argv) if unit.argv else None
         if why:
             return why
-        targets = file_targets(unit.argv) if unit.argv else []
-        if targets is None:
-            return f"cannot tell which files {command_name(unit.argv)} changes"
+        if unit.opaque:
+            return unit.opaque
+        targets = changed_words(unit)
         if targets and changes_dir:
             return "changes directory before changing files"
         check += targets + unit.write_paths

@@ -3,9 +3,9 @@ objects, refs, the index, HEAD, its config, hooks) or a git config outside it, a
 the network.
 
 Exact where git's own documentation is: the read-only forms (``git branch``, ``git tag -l``, ``git
-stash list``, ``git config --get``, ``git remote -v``, ``git worktree list``, ``git restore`` without
-``--staged``, ``git checkout -- FILE``, ``git apply`` without ``--index``/``--cached``) write no
-``.git``. A subcommand not known here (an alias such as ``git co``) counts as writing it. Pure.
+stash list``, ``git config --get``, ``git remote -v``, ``git worktree list``, ``git apply`` without
+``--index``/``--cached``) write no ``.git``; ``git restore FILE`` and ``git checkout -- FILE`` do
+(they take ``.git/index.lock`` to refresh the index: inside the sandbox they fail). A subcommand not known here (an alias such as ``git co``) counts as writing it. Pure.
 """
 
 from __future__ import annotations
@@ -136,10 +136,8 @@ def _writes_repo(sub: str, rest: list[str]) -> bool:
         return _has(rest, _BRANCH_WRITES) or (bool(words) and not _has(rest, _BRANCH_LISTING))
     if sub == "tag":
         return _has(rest, _TAG_WRITES) or (bool(words) and not _has(rest, _TAG_LISTING))
-    if sub == "checkout":         # `git checkout [-f] -- FILE…` restores the working tree from the index
-        return not ("--" in rest and all(a.startswith("-") for a in rest[:rest.index("--")]))
-    if sub == "restore":
-        return any(a in ("--staged", "-S") or (a[:1] == "-" and a[1:2] != "-" and "S" in a) for a in rest)
+    if sub in ("checkout", "restore"):    # even `-- FILE` takes .git/index.lock to refresh the index
+        return True
     if sub == "apply":
         return _has(rest, {"--index", "--cached", "-3", "--3way", "--intent-to-add", "-N"})
     if sub == "symbolic-ref":

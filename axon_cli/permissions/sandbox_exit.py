@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from axon_cli.permissions.containment import file_targets, operands, reaches_out
+from axon_cli.permissions.containment import changed_words, operands, reaches_out
 from axon_cli.permissions.git_effects import git_effects
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.permissions.shell_facts import command_name, destructive_reason
@@ -46,12 +46,12 @@ class SandboxExit:
     units: list[Unit] = field(default_factory=list)   # the simple commands that make it leave
 
 
-def _written(argv: list[str]) -> list[str]:
-    """The paths this simple command writes that the analysis can see (created or overwritten)."""
-    name = command_name(argv)
+def _written(unit: Unit) -> list[str]:
+    """The paths this simple command writes that the analysis can see (created or changed)."""
+    name = command_name(unit.argv)
     if name in _CREATES:
-        return operands(name, argv[1:])
-    return file_targets(argv) or []
+        return operands(name, unit.argv[1:])
+    return changed_words(unit)
 
 
 def _pip(argv: list[str]) -> str | None:
@@ -90,7 +90,7 @@ def sandbox_exit(a: CommandAnalysis, named: list[PathFacts], ctx: DecisionContex
     words and redirections name), or why it never may."""
     if ctx.mode == "read-only":
         return SandboxExit(pinned="mode read-only")
-    writes = [[f for w in (_written(u.argv) if u.argv else []) + u.write_paths for f in ctx.facts(w, True)]
+    writes = [[f for w in (_written(u) if u.argv else []) + u.write_paths for f in ctx.facts(w, True)]
               for u in a.units]
     sensitive = next((f.sensitive for f in named + [f for group in writes for f in group] if f.sensitive), None)
     sensitive = sensitive or next((r for u in a.units for w in u.argv[1:] for r in [sensitive_reason(w)] if r), None)

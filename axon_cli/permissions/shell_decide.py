@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from axon_cli.permissions.base import Decision
 from axon_cli.permissions.containment import SANDBOXED_UNDOABLE, not_contained, reaches_out
-from axon_cli.permissions.effects import Effects, truncated_targets, unit_effects
+from axon_cli.permissions.effects import Effects, unit_effects
 from axon_cli.permissions.modes import effective_mode
 from axon_cli.permissions.paths import PathFacts, sensitive_reason
 from axon_cli.permissions.rules import FILE_TOOLS, Rule, bash_match
@@ -176,10 +176,9 @@ def _by_mode(a: CommandAnalysis, pending: list[Unit], ctx: DecisionContext, dest
     of ``modes`` over what they do to existing files (``effects``) and whether the sandbox and a
     snapshot contain them."""
     mode = effective_mode(ctx.mode, ctx.containment)
-    truncated = truncated_targets(a)
     effects = Effects()
     for unit in pending:
-        effects.add(unit_effects(unit, truncated, ctx.exists, ctx.is_dir))
+        effects.add(unit_effects(unit, ctx.exists, ctx.is_dir))
     by = f"mode {ctx.mode}"
     why = "not read-only"
     if effects.destroys:
@@ -196,16 +195,16 @@ def _by_mode(a: CommandAnalysis, pending: list[Unit], ctx: DecisionContext, dest
             return Decision("ask", why, by, destructive, suggested, wider_mode="auto" if effects.destroys else
                             "accept-edits")
         blocker = f"; not undoable in the sandbox: {found}"
-    if mode in ("accept-edits", "auto") and _edits_only(pending, truncated, ctx):
+    if mode in ("accept-edits", "auto") and _edits_only(pending, ctx):
         return Decision("allow", "edits files inside the project", by, destructive)
     return Decision("ask", why + blocker, by, destructive, suggested)
 
 
-def _edits_only(pending: list[Unit], truncated: set[str], ctx: DecisionContext) -> bool:
+def _edits_only(pending: list[Unit], ctx: DecisionContext) -> bool:
     """Every one of ``pending`` edits named files in place and does nothing else the analysis sees."""
     for unit in pending:
-        effects = unit_effects(unit, truncated, ctx.exists, ctx.is_dir)
-        if effects.destroys or not effects.edits or "(stdin)" in effects.edits:
+        effects = unit_effects(unit, ctx.exists, ctx.is_dir)
+        if unit.opaque or effects.destroys or not effects.edits:
             return False
         if unit.argv and (reaches_out(unit.argv) or command_name(unit.argv) in NO_EDIT_ONLY):
             return False
