@@ -135,3 +135,35 @@ def test_chat_asks_before_rm_and_n_keeps_the_file(server, project: Path, axon_en
         if c.child.isalive():
             c.child.terminate(force=True)
     assert "Traceback" not in c.raw
+
+
+@needs_namespaces
+def test_auto_from_an_untrusted_project_is_ignored_until_trusted(server, run_axon, project: Path) -> None:
+    (project / "canary.txt").write_text("still here\n")
+    (project / ".axon").mkdir()
+    (project / ".axon" / "permissions.toml").write_text('mode = "auto"\n')
+    rm = tool_reply(("bash", {"command": "rm canary.txt"}))
+    server.add(rm, text_reply("tidied"), rm, text_reply("tidied"))
+    r = run_axon("run", "tidy up")                      # sandboxed, but the project's `auto` does not count
+    assert r.code == 0, r.stderr
+    assert (project / "canary.txt").read_text() == "still here\n"
+    assert any('mode = "auto"' in line and "ignored until this folder is trusted" in line
+               for line in r.stderr.splitlines()), r.stderr
+    assert run_axon("trust", "--yes").code == 0
+    r = run_axon("run", "tidy up")
+    assert r.code == 0, r.stderr
+    assert not (project / "canary.txt").exists()          # trusted: auto runs it (and undo can bring it back)
+    assert run_axon("undo").code == 0 and (project / "canary.txt").read_text() == "still here\n"
+
+
+def test_auto_without_a_sandbox_acts_as_accept_edits_and_says_so_once(server, run_axon, project: Path) -> None:
+    (project / "canary.txt").write_text("still here\n")
+    (project / "notes.txt").write_text("a\n")
+    server.add(tool_reply(("bash", {"command": "rm canary.txt"}), ("bash", {"command": "sed -i s/a/b/ notes.txt"})),
+               text_reply("done"))
+    r = run_axon("run", "tidy up", "--mode", "auto", "--sandbox", "off")
+    assert r.code == 0, r.stderr
+    assert (project / "canary.txt").read_text() == "still here\n"          # destructive: asked, so denied
+    assert (project / "notes.txt").read_text() == "b\n"                    # an edit runs, as in accept-edits
+    notes = [line for line in r.stderr.splitlines() if "acts as accept-edits" in line]
+    assert len(notes) == 1, r.stderr
