@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from axon_cli.errors import ConfigError
+from axon_cli.loaders import one_line
 from axon_cli.state import read_toml
 from axon_cli.trust.folder import FolderTrust
 from axon_cli.trust.widening import CONFIG
@@ -133,11 +135,12 @@ def _explain(err: ValidationError, where: str) -> ConfigError:
 
             close = difflib.get_close_matches(key, list(Settings.model_fields), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else f" (known keys: {', '.join(Settings.model_fields)})"
-        return ConfigError(f"{where}: unknown key '{key}'{hint}")
+        return ConfigError(f"{where}: unknown key '{one_line(key, 120)}'{hint}")
     if e["loc"][:1] == ("hooks",) and e["loc"][-1] == "[key]":
-        return ConfigError(f"{where}: unknown hook event '{e['loc'][1]}' (one of {', '.join(HOOK_EVENTS)})")
-    got = e.get("input")
-    return ConfigError(f"{where}: key '{key}': {e['msg'].lower()} (got {got!r})")
+        return ConfigError(f"{where}: unknown hook event '{one_line(str(e['loc'][1]), 120)}' "
+                           f"(one of {', '.join(HOOK_EVENTS)})")
+    got = one_line(reprlib.repr(e.get("input")), 120)     # a 10 MB value is not echoed back
+    return ConfigError(f"{where}: key '{one_line(key, 120)}': {one_line(e['msg'].lower())} (got {got})")
 
 
 def trust_requested(env: Mapping[str, str]) -> bool:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
-
-from axon_cli.errors import ConfigError
 
 __all__ = ["ensure_state_dir", "atomic_write", "find_project_root", "read_toml", "user_state_dir", "GITIGNORE"]
 
@@ -95,14 +92,8 @@ def user_state_dir() -> Path:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: {e}") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    """A TOML file's table; unreadable, too large, not UTF-8, malformed or nested too deeply is one
+    ``ConfigError`` line naming the file (see ``axon_cli.loaders``)."""
+    from axon_cli.loaders import load_toml
+
+    return load_toml(path)

@@ -22,7 +22,9 @@ SECRETS = ["sk-proj-abcdefghijklmnopqrstuvwxyz0123", "AKIAIOSFODNN7EXAMPLE", "gh
            "DB_PASSWORD=hunter22", '{"password": "hunter22"}', "token: abc12345", "tok-abcdef123456",
            "swordfish!!", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5\nabcd\n-----END RSA PRIVATE KEY-----",
            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC",   # never ends
-           "npm_" + "A1b2" * 9, "SG." + "a" * 22 + "." + "b" * 43, "AccountKey=" + "Zm9v" * 22]
+           "npm_" + "A1b2" * 9, "SG." + "a" * 22 + "." + "b" * 43, "AccountKey=" + "Zm9v" * 22,
+           "Private-Lines: 2\nAAAAIHB1dHR5LXByaXZhdGU\nZW5k\nPrivate-MAC: 0a1b",              # PuTTY (block rule)
+           "client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlF" + "QUJD" * 12]  # base64 PEM
 FILLER = ["password", "token", "KEY", "=", ":", " ", "\n", "\n", '"', "'", "\\", "abc12345", "sk-", "@",
           "https://u", "_", "x", "é", "✓", "\u212aey=abcd1234", "İ", "pass: ", "ok build step [100%]\n"]
 TEXT = st.lists(st.one_of(st.sampled_from(FILLER), st.sampled_from(SECRETS)), max_size=60).map("".join)

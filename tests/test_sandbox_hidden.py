@@ -8,12 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.sandbox import hidden
 from axon_cli.tools.ripgrep import find_rg
 
 TREE = [".env", ".env.local", ".env.example", "src/app.py", "src/keys/server.pem", "deep/a/b/c/id_ed25519",
         "deep/a/b/c/id_ed25519.pub", "config/credentials.json", "node_modules/pkg/.env", ".venv/x/server.key",
-        "docs/readme.md", "cfg/secrets.toml", "notes/private.txt"]
+        "docs/readme.md", "cfg/secrets.toml", "notes/private.txt", "keys/deploy.ppk", "ops/kubeconfig",
+        "ops/prod.kubeconfig", "ops/kubeconfig-staging.yaml", "pkg/kubeconfig_test.go", "certs/client.p12",
+        "certs/store.jks", "infra/.kube/config", "infra/.docker/config.json", "app/config.json",
+        "gcp/my-project-0123456789ab.json", "gcp/service-account.json", "home/.config/gcloud/credentials.db"]
 
 
 def _tree(root: Path) -> None:
@@ -32,9 +36,24 @@ def test_the_walk_and_ripgrep_find_the_same_sensitive_files(tmp_path, monkeypatc
     monkeypatch.setattr(hidden, "SMALL_PROJECT_ENTRIES", 0)        # as if large: ripgrep
     searched = hidden.project_files(root, extra)
     expected = {".env", ".env.local", "src/keys/server.pem", "deep/a/b/c/id_ed25519", "deep/a/b/c/id_ed25519.pub",
-                "config/credentials.json", "cfg/secrets.toml", *(["notes/private.txt"] if extra else [])}
+                "config/credentials.json", "cfg/secrets.toml", "keys/deploy.ppk", "ops/kubeconfig",
+                "ops/prod.kubeconfig", "ops/kubeconfig-staging.yaml", "certs/client.p12", "certs/store.jks",
+                "infra/.kube/config", "infra/.docker/config.json", "gcp/my-project-0123456789ab.json",
+                "gcp/service-account.json", "home/.config/gcloud/credentials.db",
+                *(["notes/private.txt"] if extra else [])}
     assert {os.path.relpath(p, root) for p in walked} == expected
     assert sorted(walked) == sorted(searched)
+    for path in walked:                                           # the permission layer agrees on each
+        assert sensitive_reason(os.path.relpath(path, root)) or extra, path
+    assert sensitive_reason("pkg/kubeconfig_test.go") is None and sensitive_reason("app/config.json") is None
+
+
+def test_home_stores_are_the_permission_layers_list():
+    for rel in hidden.HOME_STORES:
+        assert sensitive_reason("~/" + rel), rel
+    for rel in (".ssh", ".kube", ".config/gcloud", ".docker/config.json", ".npmrc", ".pypirc", ".netrc", ".azure",
+                ".git-credentials"):
+        assert rel in hidden.HOME_STORES or any(rel.startswith(s + "/") for s in hidden.HOME_STORES), rel
 
 
 def test_a_large_project_is_not_walked(tmp_path):

@@ -138,7 +138,13 @@ class LLMClient:
         import openai
 
         try:
-            return self._get_client().chat.completions.create(**_untransformed(params, self.null_content))
+            try:
+                return self._get_client().chat.completions.create(**_untransformed(params, self.null_content))
+            except UnicodeEncodeError:     # a lone surrogate (a model's "\ud800"): the SDK cannot encode it
+                from axon_cli.textsafe import escape_surrogates_in
+
+                params["messages"] = escape_surrogates_in(params["messages"])
+                return self._get_client().chat.completions.create(**_untransformed(params, self.null_content))
         except openai.APIStatusError as e:
             if self._drop_unsupported_param(e, params) or self._refuses_null_content(e, params):
                 return None

@@ -9,7 +9,6 @@ A broken entry is reported as one line and skipped; it never stops axon.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -21,6 +20,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from axon_cli.config import LoadedSettings, McpServerConfig
+from axon_cli.errors import ConfigError
+from axon_cli.loaders import load_json, one_line
 from axon_cli.trust.widening import MCP_JSON
 
 __all__ = ["ServerEntry", "load_servers", "read_mcp_json", "expand_vars", "describe_target", "missing_command"]
@@ -66,7 +67,7 @@ def _transport(cfg: McpServerConfig, declared: str | None) -> str:
 
 def _check(name: str, cfg: McpServerConfig, where: str) -> str | None:
     if bool(cfg.command) == bool(cfg.url):
-        return f"{where}: MCP server '{name}' needs exactly one of 'command' or 'url'"
+        return f"{where}: MCP server '{one_line(name, 80)}' needs exactly one of 'command' or 'url'"
     return None
 
 
@@ -74,11 +75,9 @@ def read_mcp_json(path: Path, in_force: Callable[[dict[str, Any]], dict[str, Any
                   ) -> tuple[list[ServerEntry], list[str]]:
     """The servers of one ``.mcp.json`` that ``in_force`` keeps, and a line for each problem found in them."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        return [], [f"{path}: cannot read: {e.strerror}"]
-    except ValueError as e:
-        return [], [f"{path}: invalid JSON: {e}"]
+        data = load_json(path)
+    except ConfigError as e:
+        return [], [str(e)]
     if isinstance(data, dict):
         kept = in_force(data)
         if "mcpServers" in data and "mcpServers" not in kept:
@@ -90,8 +89,9 @@ def read_mcp_json(path: Path, in_force: Callable[[dict[str, Any]], dict[str, Any
     entries: list[ServerEntry] = []
     problems: list[str] = []
     for name, raw in servers.items():
+        shown = one_line(name, 80)        # problem lines stay one line, never a screenful
         if not isinstance(raw, dict):
-            problems.append(f"{path}: MCP server '{name}' must be an object")
+            problems.append(f"{path}: MCP server '{shown}' must be an object")
             continue
         declared = raw.get("type") if isinstance(raw.get("type"), str) else None
         fields = {k: v for k, v in raw.items() if k not in _IGNORED_KEYS}
@@ -100,7 +100,7 @@ def read_mcp_json(path: Path, in_force: Callable[[dict[str, Any]], dict[str, Any
         except ValidationError as e:
             err = e.errors()[0]
             key = ".".join(str(p) for p in err["loc"])
-            problems.append(f"{path}: MCP server '{name}': key '{key}': {err['msg'].lower()}")
+            problems.append(f"{path}: MCP server '{shown}': key '{one_line(key, 80)}': {one_line(err['msg'].lower())}")
             continue
         problem = _check(name, cfg, str(path))
         if problem:

@@ -16,33 +16,39 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from axon_cli.permissions.sensitive import (
+    NOT_SENSITIVE,
+    SAMPLES,
+    SENSITIVE_DIRS,
+    SENSITIVE_FILES,
+    SENSITIVE_GLOBS,
+    is_sensitive_name,
+    sensitive_path_part,
+)
+
 __all__ = ["PathFacts", "Resolver", "sensitive_reason", "lexical_resolver", "fs_resolver", "path_facts",
-           "SENSITIVE_DESCRIPTION", "expand_home"]
+           "SENSITIVE_DESCRIPTION", "expand_home", "SENSITIVE_DIRS", "SENSITIVE_FILES", "SENSITIVE_GLOBS",
+           "NOT_SENSITIVE"]
 
 Resolver = Callable[[str], list[str]]
 
-SENSITIVE_DIRS = {".ssh", ".aws", ".gnupg", ".azure", ".kube", ".password-store"}
-SENSITIVE_FILES = {".netrc", "_netrc", ".git-credentials", "credentials.json", ".npmrc", ".pypirc", ".pgpass",
-                   ".boto", ".dockercfg", "secrets.toml", ".htpasswd"}
-SENSITIVE_GLOBS = (".env*", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.p12",
-                   "*.pfx", "*.keystore")
-NOT_SENSITIVE = {".env.example", ".env.sample", ".env.template", ".env.dist"}
 PROTECTED_WRITES = (".axon/permissions.toml", ".axon/config.toml")
-_SAMPLES = sorted(SENSITIVE_DIRS | SENSITIVE_FILES | {".env", "id_rsa", "x.pem", "x.key", "x.p12"})
-SENSITIVE_DESCRIPTION = ("~/.ssh, ~/.aws, ~/.gnupg, .env*, *.pem, *.key, id_rsa*, and credential files "
-                         "(.netrc, .git-credentials, credentials.json, .npmrc, .pypirc, …)")
+SENSITIVE_DESCRIPTION = ("~/.ssh, ~/.aws, ~/.gnupg, ~/.kube, ~/.azure, ~/.config/gcloud, ~/.docker/config.json, .env*, "
+                         "*.pem, *.key, *.ppk, *.p12/*.pfx, keystores (*.jks, *.keystore), kubeconfigs, id_rsa*, "
+                         "and credential files (.netrc, .git-credentials, credentials.json, service-account keys, "
+                         ".npmrc, .pypirc, …)")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 def _component_sensitive(name: str) -> bool:
+    if not _GLOB_CHARS.search(name):
+        return is_sensitive_name(name)
     if name in NOT_SENSITIVE:
         return False
-    if name in SENSITIVE_DIRS or name in SENSITIVE_FILES:
-        return True
     if any(fnmatch.fnmatchcase(name, g) for g in SENSITIVE_GLOBS):
         return True
-    if _GLOB_CHARS.search(name) and name.strip("*?.") and any(ch.isalnum() or ch == "." for ch in name):
-        return any(fnmatch.fnmatchcase(s, name) for s in _SAMPLES if not s.startswith(".") or name[0] == ".")
+    if name.strip("*?.") and any(ch.isalnum() or ch == "." for ch in name):     # `cat *.ppk`, `cat .e*`
+        return any(fnmatch.fnmatchcase(s, name) for s in SAMPLES if not s.startswith(".") or name[0] == ".")
     return False
 
 
@@ -52,6 +58,9 @@ def sensitive_reason(path: str, write: bool = False) -> str | None:
     for part in parts:
         if _component_sensitive(part):
             return part
+    together = sensitive_path_part(parts)
+    if together:
+        return together
     if write and any(path.endswith(p) for p in PROTECTED_WRITES):
         return path
     if write and ".git" in parts:      # .git/config (core.fsmonitor, diff.external) and hooks run code

@@ -14,12 +14,14 @@ project-relative path (``src/**``, ``.env*`` at any depth, ``secrets`` and every
 from __future__ import annotations
 
 import re
+import reprlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 from axon_cli.errors import ConfigError
+from axon_cli.loaders import one_line
 from axon_cli.permissions.modes import MODES
 from axon_cli.state import read_toml
 from axon_cli.trust.folder import FolderTrust
@@ -67,7 +69,8 @@ def display_path(path: Path, project_root: Path) -> str:
 
 def parse_rule(text: Any, action: Action, source: str) -> Rule:
     """One rule; ConfigError saying what is wrong with it."""
-    where = f"{source}: {action} rule {text!r}" if not isinstance(text, str) else f'{source}: {action} rule "{text}"'
+    shown = one_line(text, 200) if isinstance(text, str) else one_line(reprlib.repr(text), 200)
+    where = f'{source}: {action} rule "{shown}"' if isinstance(text, str) else f"{source}: {action} rule {shown}"
     if not isinstance(text, str):
         raise ConfigError(f"{where}: must be a string like \"bash(git status)\"")
     m = _RULE.match(text.strip())
@@ -86,14 +89,14 @@ def rules_from_data(data: dict[str, Any], source: str) -> RuleSet:
     for key, value in data.items():
         if key == "mode":
             if value not in MODES:
-                raise ConfigError(f"{source}: mode {value!r} is not one of {', '.join(MODES)}")
+                raise ConfigError(f"{source}: mode {one_line(reprlib.repr(value), 120)} is not one of {', '.join(MODES)}")
             out.mode, out.mode_source = value, source
         elif key in ("allow", "ask", "deny"):
             if not isinstance(value, list):
                 raise ConfigError(f"{source}: '{key}' must be a list of rules, like {key} = [\"bash(git status)\"]")
             out.rules += [parse_rule(item, key, source) for item in value]   # type: ignore[arg-type]
         else:
-            raise ConfigError(f"{source}: unknown key '{key}' (known keys: mode, allow, ask, deny)")
+            raise ConfigError(f"{source}: unknown key '{one_line(key, 120)}' (known keys: mode, allow, ask, deny)")
     return out
 
 

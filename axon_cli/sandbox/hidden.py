@@ -19,18 +19,28 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from axon_cli.permissions.paths import NOT_SENSITIVE, SENSITIVE_FILES, SENSITIVE_GLOBS
+from axon_cli.permissions.sensitive import (
+    HOME_FILES,
+    NOT_SENSITIVE,
+    SEARCH_EXCLUDES,
+    SEARCH_GLOBS,
+    SENSITIVE_DIRS,
+    SENSITIVE_PATHS,
+    is_sensitive_name,
+    sensitive_path_part,
+)
 
 __all__ = ["Hidden", "hidden_set", "HOME_STORES", "HOST_SERVICES", "MAX_PROJECT_FILES"]
 
-HOME_STORES = (".ssh", ".aws", ".gnupg", ".config/gh", ".netrc", ".docker/config.json", ".kube",
-               ".config/gcloud", ".azure", ".git-credentials", ".password-store", ".pypirc", ".npmrc")
+# The permission layer's list (permissions/sensitive.py), as paths under the home directory.
+HOME_STORES = (*sorted(SENSITIVE_DIRS), *SENSITIVE_PATHS, *HOME_FILES)
 # Sockets of services that would run something outside the sandbox on a command's behalf.
 HOST_SERVICES = ("/var/run/docker.sock", "/run/docker.sock", "/run/podman", "/run/containerd",
                  "/run/dbus/system_bus_socket")
 SKIPPED_DIRS = ("node_modules", ".venv", "venv", ".tox", ".nox", "__pycache__", ".mypy_cache",
                 ".pytest_cache", "site-packages")
 MAX_PROJECT_FILES = 500
+_PATH_ENDS = frozenset(p.rsplit("/", 1)[-1] for p in SENSITIVE_PATHS)
 SMALL_PROJECT_ENTRIES = 4000   # a project with fewer directory entries is walked in Python (no rg process)
 SEARCH_TIMEOUT = 5.0
 MAX_GLOB_MATCHES = 200
@@ -55,9 +65,9 @@ def _user_dirs() -> list[str]:
 
 
 def _rg_globs(extra: Sequence[str]) -> list[str]:
-    names = [*SENSITIVE_GLOBS, *sorted(SENSITIVE_FILES), *extra]
+    names = [*SEARCH_GLOBS, *extra]
     args = [a for g in names for a in ("--glob", g)]
-    args += [a for g in sorted(NOT_SENSITIVE) for a in ("--glob", f"!{g}")]
+    args += [a for g in SEARCH_EXCLUDES for a in ("--glob", f"!{g}")]
     return args + [a for d in (".git", *SKIPPED_DIRS) for a in ("--glob", f"!{d}/")]
 
 
@@ -90,18 +100,19 @@ def project_files(root: str, extra_globs: Sequence[str] = ()) -> list[str]:
 
 
 def _walk_project(root: str, extra_globs: Sequence[str], max_entries: int | None = None) -> list[str] | None:
-    """The same search without ripgrep (file names only); None when the walk saw more than
-    ``max_entries`` directory entries (then ripgrep is faster)."""
+    """The same search without ripgrep (the permission layer's test of each name, and of the
+    directories it lies in); None when the walk saw more than ``max_entries`` directory entries
+    (then ripgrep is faster)."""
     import fnmatch
     import re
 
-    matches = re.compile("|".join(fnmatch.translate(p) for p in (*SENSITIVE_GLOBS, *SENSITIVE_FILES, *extra_globs)))
+    extra = re.compile("|".join(fnmatch.translate(p) for p in extra_globs)) if extra_globs else None
     skipped = {".git", *SKIPPED_DIRS}
     found: list[str] = []
     seen = 0
-    stack = [root]
+    stack: list[tuple[str, bool]] = [(root, False)]     # a directory, and whether it is sensitive
     while stack:
-        top = stack.pop()
+        top, secret_dir = stack.pop()
         try:
             entries = list(os.scandir(top))
         except OSError:
@@ -116,12 +127,19 @@ def _walk_project(root: str, extra_globs: Sequence[str], max_entries: int | None
                 continue
             if is_dir:
                 if entry.name not in skipped:
-                    stack.append(entry.path)
-            elif entry.name not in NOT_SENSITIVE and matches.match(entry.name):
+                    stack.append((entry.path, secret_dir or _sensitive(entry, root)))
+            elif secret_dir or _sensitive(entry, root) or (
+                    extra is not None and entry.name not in NOT_SENSITIVE and extra.match(entry.name)):
                 found.append(entry.path)
                 if len(found) >= MAX_PROJECT_FILES:
                     return found
     return found
+
+
+def _sensitive(entry: os.DirEntry[str], root: str) -> bool:
+    if is_sensitive_name(entry.name):
+        return True
+    return entry.name in _PATH_ENDS and sensitive_path_part(os.path.relpath(entry.path, root).split(os.sep)) is not None
 
 
 def _configured(patterns: Iterable[str], root: str, home: str) -> tuple[list[str], list[str]]:

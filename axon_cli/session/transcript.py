@@ -24,17 +24,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from axon_cli.errors import UsageError
+from axon_cli.errors import ConfigError, UsageError
+from axon_cli.session.transcript_lines import int_or_zero, line_object, valid_message
 from axon_cli.state import ensure_state_dir
 from axon_cli.tools.masking import mask
 
 __all__ = [
     "Transcript", "LoadedTranscript", "SessionInfo", "new_session_id", "load_transcript",
     "list_sessions", "latest_session_id", "resolve_session_id", "sessions_table", "repair_tool_pairs",
-    "mask_value", "sessions_dir", "INTERRUPTED_RESULT",
+    "mask_value", "sessions_dir", "INTERRUPTED_RESULT", "valid_message", "MAX_TRANSCRIPT_BYTES",
 ]
 
 META_PREFIX = '{"type": "meta"'
+MAX_SCAN_LINE = 1 << 20
+MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024   # a larger session file is not resumed (one line says so)
 INTERRUPTED_RESULT = "Error: interrupted (the session ended before this call finished)"
 
 
@@ -90,7 +93,9 @@ class Transcript:
             return
         ensure_state_dir(self.state_dir)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        data = ("\n".join(lines) + "\n").encode("utf-8")
+        # A lone surrogate (a file name that is not UTF-8, a model's "\\udc80") can only sit inside a
+        # JSON string, where its backslash escape reads back as the same character: valid JSON always.
+        data = ("\n".join(lines) + "\n").encode("utf-8", "backslashreplace")
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, data)
@@ -115,26 +120,28 @@ class LoadedTranscript:
 
 
 def load_transcript(path: Path) -> LoadedTranscript:
-    """Read a transcript; partial or corrupt lines (a crash mid-write) are skipped."""
+    """Read a transcript; partial or corrupt lines (a crash mid-write, or a file someone else wrote:
+    not JSON, nested too deeply, not a message of the chat shape) are skipped. A file larger than
+    ``MAX_TRANSCRIPT_BYTES`` or unreadable is one ConfigError naming it."""
     all_messages: list[dict[str, Any]] = []
     view: list[dict[str, Any]] = []
     out = LoadedTranscript(messages=view)
     with open(path, "rb") as fh:
-        raw_lines = fh.read().decode("utf-8", "replace").split("\n")
-    decode = json.JSONDecoder().decode
+        data = fh.read(MAX_TRANSCRIPT_BYTES + 1)
+    if len(data) > MAX_TRANSCRIPT_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_TRANSCRIPT_BYTES >> 20} MiB; not resumed")
+    raw_lines = data.decode("utf-8", "replace").split("\n")
     for raw in raw_lines:
         if not raw.strip():
             continue
-        try:
-            obj = decode(raw)
-        except ValueError:
-            out.skipped_lines += 1
-            continue
-        if not isinstance(obj, dict):
+        obj = line_object(raw)
+        if obj is None:
             out.skipped_lines += 1
         elif obj.get("type") == "meta":
             view = _apply_meta(obj, out, all_messages, view)
-        elif "role" in obj:
+        elif not valid_message(obj):
+            out.skipped_lines += 1
+        else:
             all_messages.append(obj)
             view.append(obj)
             if not out.first_prompt and obj["role"] == "user" and isinstance(obj.get("content"), str):
@@ -152,16 +159,16 @@ def _apply_meta(obj: dict[str, Any], out: LoadedTranscript, all_messages: list[d
     if kind == "session":
         out.started = str(obj.get("started", ""))
     elif kind == "turn":
-        out.turns = max(out.turns, int(obj.get("n", out.turns + 1)))
+        out.turns = max(out.turns, int_or_zero(obj.get("n", out.turns + 1)))
     elif kind == "usage":
-        out.prompt_tokens += int(obj.get("prompt_tokens", 0))
-        out.completion_tokens += int(obj.get("completion_tokens", 0))
+        out.prompt_tokens += int_or_zero(obj.get("prompt_tokens", 0))
+        out.completion_tokens += int_or_zero(obj.get("completion_tokens", 0))
     elif kind == "mode":
         out.mode = str(obj.get("mode"))
-    elif kind == "tools":
-        out.activated = [str(n) for n in obj.get("activated", [])]
-    elif kind == "todos":
-        out.todos = list(obj.get("todos") or [])
+    elif kind == "tools" and isinstance(obj.get("activated"), list):
+        out.activated = [n for n in obj["activated"] if isinstance(n, str)]
+    elif kind == "todos" and isinstance(obj.get("todos"), list):
+        out.todos = [t for t in obj["todos"] if isinstance(t, dict)]
     elif kind == "system" and view and view[0].get("role") == "system":
         view = [{"role": "system", "content": str(obj.get("content", ""))}, *view[1:]]
     elif kind == "compaction" and isinstance(obj.get("view"), list):
@@ -169,7 +176,7 @@ def _apply_meta(obj: dict[str, Any], out: LoadedTranscript, all_messages: list[d
         for item in obj["view"]:
             if isinstance(item, int) and 0 <= item < len(all_messages):
                 new_view.append(all_messages[item])
-            elif isinstance(item, dict):
+            elif isinstance(item, dict) and valid_message(item):
                 new_view.append(item)
         view = new_view
     return view
@@ -220,11 +227,9 @@ def _scan(path: Path) -> SessionInfo | None:
     started, first_prompt, turns, tokens = "", "", 0, 0
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
+            while line := fh.readline(MAX_SCAN_LINE):     # a longer line is read in pieces, skipped
                 if line.startswith(META_PREFIX):
-                    try:
-                        obj = json.loads(line)
-                    except ValueError:
+                    if (obj := line_object(line)) is None:
                         continue
                     kind = obj.get("kind")
                     if kind == "session":
@@ -232,12 +237,11 @@ def _scan(path: Path) -> SessionInfo | None:
                     elif kind == "turn":
                         turns += 1
                     elif kind == "usage":
-                        tokens += int(obj.get("prompt_tokens", 0)) + int(obj.get("completion_tokens", 0))
+                        tokens += int_or_zero(obj.get("prompt_tokens", 0)) + int_or_zero(obj.get("completion_tokens", 0))
                 elif not first_prompt and line.startswith('{"role": "user"'):
-                    try:
-                        content = json.loads(line).get("content")
-                    except ValueError:
+                    if (obj := line_object(line)) is None:
                         continue
+                    content = obj.get("content")
                     first_prompt = content if isinstance(content, str) else ""
     except OSError:
         return None

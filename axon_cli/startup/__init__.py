@@ -56,4 +56,14 @@ def _run_main(argv: list[str]) -> None:
 def _cli_main() -> None:
     from axon_cli.cli import main as cli_main
 
+    _escape_unencodable_output()
     cli_main()
+
+
+def _escape_unencodable_output() -> None:
+    """A lone surrogate (a file name that is not UTF-8, a model's "\\ud800") printed as a backslash
+    escape instead of a UnicodeEncodeError; inside a JSON string the escape is valid JSON."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "") in ("strict", "surrogateescape"):
+            reconfigure(errors="backslashreplace")

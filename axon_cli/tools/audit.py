@@ -67,7 +67,9 @@ class AuditLog:
     def _append(self, fields: dict[str, Any]) -> None:
         record = {"time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
                   "session_id": self._session_id, **fields}
-        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8", "replace")
+        # A lone surrogate (a file name that is not UTF-8) sits inside a JSON string, where its
+        # backslash escape reads back as the same character: the line stays valid JSON.
+        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8", "backslashreplace")
         with self._lock:
             try:
                 ensure_state_dir(self._state_dir)
@@ -82,15 +84,12 @@ class AuditLog:
                     log.warning("cannot write the audit log %s: %s", self.path, e)
 
     def read(self) -> list[dict[str, Any]]:
-        """Every record (for tests and ``axon`` commands); unreadable lines are skipped."""
+        """Every record (for tests and ``axon`` commands); lines that are not JSON objects (or nested
+        too deeply) are skipped."""
+        from axon_cli.session.transcript_lines import line_object
+
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            lines = self.path.read_bytes().decode("utf-8", "replace").splitlines()
         except OSError:
             return []
-        records = []
-        for line in lines:
-            try:
-                records.append(json.loads(line))
-            except ValueError:
-                continue
-        return records
+        return [record for line in lines if (record := line_object(line)) is not None]

@@ -1,7 +1,8 @@
 """Output arriving in pieces (a running command): masked, bounded in memory, spilled over a limit.
 
 Everything kept (head and tail windows, the spill file) is masked text. A secret split across a
-line longer than 1 MB may escape masking; PEM key blocks are held back until they end.
+line longer than 1 MB may escape masking; PEM, PuTTY and base64 PEM key blocks are held back until
+they end.
 
 Fast path (plain ASCII output, a ``Masker`` with the Hyperscan prefilter): the command's output
 is read into one reused buffer, scanned there in one pass, and written to the spill file from it;
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.tools.governance import head_tail, spill_file_path
-from axon_cli.tools.masking import safe_boundary
+from axon_cli.tools.masking import has_block_mark, safe_boundary
 from axon_cli.tools.spill_writer import SpillWriter
 
 __all__ = ["StreamCapture", "READ_SIZE"]
@@ -27,7 +28,6 @@ __all__ = ["StreamCapture", "READ_SIZE"]
 READ_SIZE = 1 << 20     # one read from the command's pipe takes at most this much
 _PENDING_MAX = 1 << 20  # a line longer than this is masked in pieces
 _FAST_MIN = 1 << 15     # pieces smaller than this go the general way
-_PEM_MARK = "PRIVATE KEY"
 
 
 class StreamCapture:
@@ -94,7 +94,7 @@ class StreamCapture:
         in place; False (nothing taken) when the general way must decide (not ASCII, a PEM block
         or an environment secret around, no Hyperscan)."""
         if (self._mask_ascii is None or self._decoder.getstate()[0] or "\n" in self._pending
-                or _PEM_MARK in self._pending):
+                or has_block_mark(self._pending)):
             return False
         first, last = buf.find(b"\n", 0, n), buf.rfind(b"\n", 0, n)
         if first < 0:
@@ -103,7 +103,7 @@ class StreamCapture:
         if not (head_raw.isascii() and rest_raw.isascii()):
             return False
         head = self._pending + head_raw.decode("ascii")
-        if _PEM_MARK in head:
+        if has_block_mark(head):
             return False
         body = self._mask_ascii(buf, first + 1, last + 1)     # None if a byte in it is not ASCII
         if body is None:

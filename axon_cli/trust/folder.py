@@ -8,12 +8,12 @@ file changed during the run (by the model, by a ``git pull``) is not trusted by 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from axon_cli.errors import ConfigError
+from axon_cli.loaders import load_json
 from axon_cli.state import read_toml
 from axon_cli.trust.items import WideningItem
 from axon_cli.trust.store import Approved, Record, TrustStore, folder_key
@@ -36,8 +36,8 @@ def read_source(root: Path, source: str) -> dict[str, Any]:
     if source != MCP_JSON:
         return _table(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
+        data = load_json(path) if path.is_file() else {}
+    except ConfigError:
         return {}
     return data if isinstance(data, dict) else {}
 

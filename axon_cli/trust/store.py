@@ -31,6 +31,7 @@ from axon_cli.trust.items import WideningItem
 __all__ = ["TrustStore", "Approved", "Record", "trust_state_dir", "folder_key"]
 
 VERSION = 1
+MAX_RECORD_BYTES = 64 * 1024 * 1024   # far beyond any real record; a larger file is not read
 
 
 @dataclass(frozen=True)
@@ -83,17 +84,16 @@ class TrustStore:
 
     def _load(self) -> tuple[dict[str, dict[str, object]], str | None]:
         """Every folder's raw entry, and a line saying why the file could not be used (or None)."""
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        from axon_cli.loaders import BadFile, load_json
+
+        if not self.path.exists():
             return {}, None
-        except (OSError, UnicodeDecodeError) as e:
-            return {}, f"{self.path}: cannot read the trust record ({getattr(e, 'strerror', None) or e}); " \
-                       "every folder counts as untrusted"
         try:
-            data = json.loads(text)
-        except ValueError as e:
-            return {}, f"{self.path}: the trust record is not valid JSON ({e}); every folder counts as untrusted"
+            data = load_json(self.path, MAX_RECORD_BYTES)
+        except BadFile as e:
+            what = {"syntax": "the trust record is not valid JSON",
+                    "depth": "the trust record is nested too deeply"}.get(e.kind, "cannot read the trust record")
+            return {}, f"{self.path}: {what} ({e.reason}); every folder counts as untrusted"
         folders = data.get("folders") if isinstance(data, dict) else None
         if not isinstance(folders, dict):
             return {}, f"{self.path}: the trust record has no \"folders\" object; every folder counts as untrusted"

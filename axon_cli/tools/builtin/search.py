@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from axon_cli.permissions.paths import sensitive_reason
+from axon_cli.textsafe import escape_surrogates
 from axon_cli.tools.ripgrep import (
     choose_backend,
     compile_regex,
@@ -95,9 +96,10 @@ def _glob_filter(base: Path, glob: str | None) -> Callable[[str], bool]:
 
 
 def _relative(ctx: ToolContext) -> Callable[[str], str]:
-    """A fast ``ctx.relative`` for the absolute path strings the backends yield."""
+    """A fast ``ctx.relative`` for the absolute path strings the backends yield; a name that is not
+    UTF-8 is shown with its bytes escaped (``bad\\xff.txt``), so every writer can encode it."""
     root = str(ctx.project_root).rstrip(os.sep) + os.sep
-    return lambda p: p[len(root):] if p.startswith(root) else ctx.relative(Path(p))
+    return lambda p: escape_surrogates(p[len(root):] if p.startswith(root) else ctx.relative(Path(p)))
 
 
 def list_paths(ctx: ToolContext, path: str, pattern: str | None, backend: str | None = None) -> ToolOutput:

@@ -1,8 +1,8 @@
 """The masker: environment values, PEM blocks, then each rule on the lines its anchors point at.
 
 The order is the one masking always had (so the result is exactly the old one for the old rules):
-environment secret values anywhere, PEM private-key blocks, then per line the rules in table
-order. The prefilter (``finder.py``) finds every candidate line in one pass; a line without an
+environment secret values anywhere, PEM private-key blocks, the block rules (PuTTY keys, base64
+PEM keys) where their marks occur, then per line the rules in table order. The prefilter (``finder.py``) finds every candidate line in one pass; a line without an
 anchor is never touched by Python code.
 """
 
@@ -13,15 +13,17 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from axon_cli.tools.masking.assign import REDACTED
 from axon_cli.tools.masking.envnames import env_secret_values
-from axon_cli.tools.masking.finder import HYPERSCAN_MIN, Finder, Hits
+from axon_cli.tools.masking.finder import HYPERSCAN_MIN, PEM_MARK, Finder, Hits
 from axon_cli.tools.masking.rules import Rule
+from axon_cli.tools.masking.rules_blocks import BLOCK_RULES, block_marks
 from axon_cli.tools.masking.rules_keywords import KEYWORD_RULES
 from axon_cli.tools.masking.rules_legacy import LEGACY_RULES, PEM, PEM_BEGIN, PEM_END
 from axon_cli.tools.masking.rules_tokens import TOKEN_RULES
 
-__all__ = ["Masker", "RULES", "safe_boundary"]
+__all__ = ["Masker", "RULES", "safe_boundary", "has_block_mark"]
 
-RULES: list[Rule] = [*LEGACY_RULES, *TOKEN_RULES, *KEYWORD_RULES]
+RULES: list[Rule] = [*LEGACY_RULES, *TOKEN_RULES, *KEYWORD_RULES, *BLOCK_RULES]
+_DEFAULT_MARKS = (PEM_MARK, *block_marks(RULES))
 
 
 class Masker:
@@ -34,8 +36,10 @@ class Masker:
     def __init__(self, env: Mapping[str, str] | None = None, rules: Sequence[Rule] | None = None,
                  fast: bool = True) -> None:
         self.rules = list(RULES if rules is None else rules)
+        self._blocks = [rule for rule in self.rules if rule.pending is not None]
         self._env_values = env_secret_values(os.environ if env is None else env)
-        self._finder = Finder([(a, i) for i, rule in enumerate(self.rules) for a in rule.anchors], self._env_values)
+        self._finder = Finder([(a, i) for i, rule in enumerate(self.rules) if rule.pending is None for a in rule.anchors],
+                              self._env_values, (PEM_MARK, *block_marks(self._blocks)))
         self._fast = fast
         self._whole_lines_ok = not any("\n" in v for v in self._env_values)   # see mask_ascii
 
@@ -48,7 +52,7 @@ class Masker:
         """Mask as much of ``text`` as can be masked before more text follows (streaming): up to
         ``safe_boundary``, found with the same single scan. Returns the masked part and its length."""
         hits = self._find(text)
-        end = safe_boundary(text) if hits.pem else text.rfind("\n") + 1
+        end = safe_boundary(text, self._blocks) if hits.pem else text.rfind("\n") + 1
         if end == 0:
             return "", 0
         if end < len(text):
@@ -82,6 +86,9 @@ class Masker:
                     text = text.replace(value, REDACTED)
             if "PRIVATE KEY" in text:
                 text = PEM.sub(REDACTED, text)
+            for block in self._blocks:
+                if any(mark in text for mark in block.anchors):
+                    text = block.sub(text)
             low = text.lower()
             if len(low) != len(text):
                 return self._apply(text, range(len(self.rules)))
@@ -100,15 +107,18 @@ class Masker:
 
     def _apply(self, line: str, indexes: Iterable[int]) -> str:
         for index in indexes:
-            line = self.rules[index].sub(line)
+            rule = self.rules[index]
+            if rule.pending is None:
+                line = rule.sub(line)
         return line
 
 
-def safe_boundary(text: str) -> int:
+def safe_boundary(text: str, blocks: Sequence[Rule] | None = None) -> int:
     """How much of ``text`` can be masked on its own when more text follows (streaming).
 
     The end of the last complete line, but never past the start of a PEM private key block that
-    has not ended yet (its lines must be masked together). 0 means: wait for more text.
+    has not ended yet, nor of another block rule's block (``blocks``, default: those of ``RULES``)
+    that may go on: their lines must be masked together. 0 means: wait for more text.
     """
     end = text.rfind("\n") + 1
     if end == 0:
@@ -117,5 +127,16 @@ def safe_boundary(text: str) -> int:
     for m in PEM_BEGIN.finditer(text, 0, end):
         begin = m.start()
     if begin is not None and not PEM_END.search(text, begin, end):
-        return begin
+        end = begin
+    for block in BLOCK_RULES if blocks is None else blocks:
+        if block.pending is not None and any(mark in text for mark in block.anchors):
+            start = block.pending(text[:end])
+            if start is not None:
+                end = min(end, start)
     return end
+
+
+def has_block_mark(text: str) -> bool:
+    """Whether ``text`` holds where a block secret (PEM, PuTTY, base64 PEM) may begin (streaming
+    must then take the general way, which holds such blocks back until they end)."""
+    return any(mark in text for mark in _DEFAULT_MARKS)

@@ -1,7 +1,7 @@
 """The prefilter: one pass over a text finds every line where a rule may apply.
 
 Anchors are literal strings (all-lowercase: matched in any case). ``Hits`` says, per line, which
-rules to try, and whether an environment secret or a PEM key occurs at all. Two backends give the
+rules to try, and whether an environment secret or a PEM key (or another block rule's mark) occurs at all. Two backends give the
 same answer: Hyperscan (one compiled scan of all anchors, used for large texts when the wheel is
 installed) and the standard library (``str.find`` per anchor on the lowercased text, as before).
 """
@@ -40,18 +40,20 @@ def _line_of(text: str, i: int) -> tuple[int, int]:
 class Finder:
     """Anchor → rule indexes; env values and the PEM marker are found in the same pass."""
 
-    def __init__(self, anchors: Sequence[tuple[str, int]], env_values: Sequence[str]) -> None:
+    def __init__(self, anchors: Sequence[tuple[str, int]], env_values: Sequence[str],
+                 marks: Sequence[str] = (PEM_MARK,)) -> None:
         by_anchor: dict[str, list[int]] = {}
         for anchor, index in anchors:
             by_anchor.setdefault(anchor, []).append(index)
         self.anchors = list(by_anchor.items())
         self.env_values = list(env_values)
+        self.marks = list(marks)          # exact strings that set ``Hits.pem`` (a block may begin)
         self._db: Any = None
         self._db_failed = False
 
     # -- standard library ---------------------------------------------------------------------
     def find(self, text: str, low: str) -> Hits:
-        hits = Hits(env=any(v in text for v in self.env_values), pem=PEM_MARK in text)
+        hits = Hits(env=any(v in text for v in self.env_values), pem=any(m in text for m in self.marks))
         if len(low) != len(text):
             hits.everywhere = True
             return hits
@@ -102,7 +104,7 @@ class Finder:
                 hits.lines.setdefault(line, set()).update(self.anchors[id_][1])
             elif id_ < n_anchor + n_env:
                 hits.env = True
-            elif id_ == n_anchor + n_env:
+            elif id_ < n_anchor + n_env + len(self.marks):
                 hits.pem = True
             else:
                 hits.non_ascii = True
@@ -114,10 +116,10 @@ class Finder:
         try:
             import hyperscan
 
-            literals = [_escape(a) for a, _ in self.anchors] + [_escape(v) for v in self.env_values] + [_escape(PEM_MARK)]
-            literals.append(_NON_ASCII)
+            literals = [_escape(a) for a, _ in self.anchors] + [_escape(v) for v in self.env_values]
+            literals += [_escape(m) for m in self.marks] + [_NON_ASCII]
             flags = [hyperscan.HS_FLAG_CASELESS if a == a.lower() else 0 for a, _ in self.anchors]
-            flags += [0] * (len(self.env_values) + 1) + [hyperscan.HS_FLAG_SINGLEMATCH]
+            flags += [0] * (len(self.env_values) + len(self.marks)) + [hyperscan.HS_FLAG_SINGLEMATCH]
             db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
             db.compile(expressions=literals, ids=list(range(len(literals))), elements=len(literals), flags=flags)
             self._db = db

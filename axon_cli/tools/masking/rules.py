@@ -4,7 +4,8 @@ A rule is data: an id, a regex (the part to hide is the named group ``s``, or th
 the anchors (literal strings; all-lowercase ones match in any case, others exactly) and a sample
 line with placeholders (``{h32}``: 32 hex digits, see ``tests/test_masking_rules.py``; the longest
 one is the secret) that the rule must mask. The anchors are what the one-pass prefilter looks for; a rule is tried only on the
-lines where one of its anchors occurs, so an anchor can also be a gate (gitleaks' "keywords").
+lines where one of its anchors occurs, so an anchor can also be a gate (gitleaks' "keywords"). A
+block rule (``pending`` set, ``rules_blocks.py``) masks the whole text where one of its anchors occurs.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ class Rule:
     sub: Callable[[str], str]
     sample: str = ""
     source: str = ""
+    # A block rule (a secret over several lines): ``sub`` takes the whole text, the anchors are
+    # marks found anywhere, and ``pending(text)`` is where a block that may not have ended begins.
+    pending: Callable[[str], int | None] | None = None
 
 
 def _replace_secret(m: re.Match[str]) -> str:
