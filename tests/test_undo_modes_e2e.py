@@ -9,6 +9,7 @@ file; a user cannot).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -186,9 +187,63 @@ def test_unreadable_paths_as_a_user(server, user_project) -> None:
     assert _bits(root / "f.txt") == 0 and _bits(root / "d") == 0
     undone = axon("undo")
     assert undone.returncode == 0 and "Traceback" not in undone.stderr, undone.stderr
-    print(undone.stdout)
     check = subprocess.run([*prefix, "sh", "-c", "cat f.txt d/a.txt d/sub/b.txt; ls d; ls new.txt 2>&1"], cwd=root,
                            capture_output=True, text=True)
     assert check.stdout.splitlines()[:5] == ["one", "a", "b", "a.txt", "sub"]
     assert "No such file" in check.stdout
     assert [_bits(root / p) for p in ("f.txt", "d", "d/sub", "d/a.txt")] == [0o644, 0o755, 0o755, 0o644]
+
+
+def test_unlistable_and_unreadable_paths_still_ask_as_a_user(server, user_project) -> None:
+    root, env, prefix = user_project
+    if NO_NAMESPACES is not None:
+        pytest.skip(NO_NAMESPACES)
+    subprocess.run([*prefix, "sh", "-c", "mkdir locked && echo data > locked/only-copy.txt && chmod 000 locked && "
+                    "echo s > secret.txt && chmod 000 secret.txt"], cwd=root, check=True)
+    server.add(tool_reply(("bash", {"command": "rm -rf locked"}), ("bash", {"command": "rm -f secret.txt"})),
+               text_reply("ok"))
+    r = subprocess.run([*prefix, *axon_command(), "run", "clean", "--output-format", "stream-json"], cwd=root,
+                       env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr
+    decisions = [json.loads(line) for line in r.stdout.splitlines() if '"permission_decision"' in line]
+    assert [d["decision"] for d in decisions] == ["ask", "ask"]
+    assert "locked cannot be listed (Permission denied)" in decisions[0]["reason"]
+    assert "secret.txt cannot be read (Permission denied)" in decisions[1]["reason"]
+    assert _bits(root / "locked") == 0 and (root / "secret.txt").exists()      # neither command ran
+
+
+@pytest.mark.parametrize("blob, why", [
+    (b"axon-modes 1 0644 0755\nf 0644 ../../etc/passwd\0", "are unreadable (record 1 names a path outside the project)"),
+    (None, "are missing from the shadow repository")], ids=["corrupt", "missing"])
+def test_a_corrupt_or_missing_modes_blob_still_undoes_content(server, run_axon, project: Path, blob, why) -> None:
+    """Content comes back as without modes (the bits stay as the turn left them); one line says why."""
+    (project / "a.txt").write_text("a1\n")
+    server.add(tool_reply(("bash", {"command": "echo a2 > a.txt && chmod 600 a.txt"})), text_reply("done"))
+    assert run_axon("run", "change", "--mode", "yolo", "--sandbox", "off").code == 0
+    (turns,) = (project.parent / "home").glob(".local/state/axon/snapshots/*/turns.json")
+    oid = "0" * 40
+    if blob is not None:
+        oid = subprocess.run(["git", "--git-dir", str(turns.parent / "git"), "hash-object", "-w", "--stdin"],
+                             input=blob, capture_output=True, check=True).stdout.decode().strip()
+    records = json.loads(turns.read_text())
+    records[-1]["before_modes"] = oid
+    turns.write_text(json.dumps(records))
+    r = run_axon("undo")
+    assert r.code == 0 and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout.splitlines()[1:] == [f"  skipped (file modes): not restored: the file modes of snapshot "
+                                         f"{oid[:12]} {why}", "  restored a.txt"]
+    assert (project / "a.txt").read_text() == "a1\n" and not (project.parent / "etc").exists()
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_directory_replaced_by_a_symlink_comes_back_and_nothing_is_written_through_it(
+        server, run_axon, project: Path, sandbox: str) -> None:
+    (project / "d").mkdir()
+    (project / "d" / "x.txt").write_text("mine\n")
+    elsewhere = project / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.txt").write_text("not to be touched\n")
+    out = _turn_then_undo(server, run_axon, sandbox, "rm -r d && ln -s elsewhere d")
+    assert out.splitlines()[1:] == ["  deleted d (created in that turn)", "  restored d/x.txt"]
+    assert not os.path.islink(project / "d") and (project / "d" / "x.txt").read_text() == "mine\n"
+    assert (elsewhere / "x.txt").read_text() == "not to be touched\n"

@@ -194,6 +194,9 @@ class ShadowRepo:
         if rel.endswith("/"):
             skipped[rel] = "is a git repository of its own"
             return None
+        parent = os.path.join(self.root, os.path.dirname(rel))
+        if os.path.realpath(parent) != parent.rstrip("/"):
+            return None                       # beyond a symlink: gone from the project (as git sees it)
         try:
             st = os.lstat(os.path.join(self.root, rel))
         except PermissionError:

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import errno
 import os
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from axon_cli.snapshots.changes import Changes, compare, tree_entries
-from axon_cli.snapshots.modes import shown, under, walk
+from axon_cli.snapshots.modes import under, walk
+from axon_cli.snapshots.report import Outcome, UndoReport, list_lines
 from axon_cli.snapshots.restore import LINK, State, Want, dir_bits, matches, state, write
 from axon_cli.snapshots.shadow import Entry
 from axon_cli.snapshots.store import ProjectSnapshots, Record
@@ -30,30 +29,6 @@ __all__ = ["Outcome", "UndoReport", "undo_turns", "list_lines"]
 
 CHANGED_SINCE = "changed after that turn (left as it is)"
 NOT_READ = "could not be read when that turn began, so undo cannot bring it back"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    action: str                       # "restored" | "deleted" | "skipped"
-    path: str                         # relative to the project root (a directory ends in "/")
-    note: str = ""
-
-    def line(self) -> str:
-        return f"  {self.action} {shown(self.path)}" + (f": {self.note}" if self.action == "skipped" else
-                                                        f" ({self.note})" if self.note else "")
-
-
-@dataclass
-class UndoReport:
-    record: Record
-    outcomes: list[Outcome]
-
-    def lines(self, session: str | None = None) -> list[str]:
-        r = self.record
-        whose = "" if session == r["session"] else f" of session {r['session']}"
-        head = f"undo of turn {r['turn']}{whose}:"
-        body = [o.line() for o in self.outcomes] or ["  no file had changed"]
-        return [head, *body]
 
 
 def _depth(rel: str) -> tuple[int, str]:
@@ -91,7 +66,7 @@ class _Undo:
         self._make_dirs()
         self._write(writes)
         self._close_dirs()
-        return sorted(self.outcomes, key=lambda o: o.path)
+        return sorted(set(self.outcomes), key=lambda o: (o.path, o.action))
 
     # -- what is expected and wanted --------------------------------------------------------------
     def _expected(self, rel: str, new: Entry | None) -> Want:
@@ -167,7 +142,17 @@ class _Undo:
         for rel in entries.keys() | found.files.keys() | found.links:
             self.items.append((rel, Want(unknown=True), self._target(rel, entries.get(rel))))
 
+    def _real(self, d: str) -> bool:
+        """Whether directory ``d`` is not a symlink and has none above it (else it is reported): undo
+        never writes, removes or changes bits through a symlink."""
+        if not d or os.path.realpath(self.root / d) == str(self.root / d):
+            return True
+        self.say("skipped", f"{d}/", "it, or a directory above it, is a symlink now (left as it is)")
+        return False
+
     def _chmod(self, d: str, bits: int) -> bool:
+        if not self._real(d):
+            return False
         try:
             os.chmod(self.root / d, bits)
         except OSError as e:
@@ -192,7 +177,7 @@ class _Undo:
     def _make_dirs(self) -> None:
         before = self.ch.before
         for d in sorted(set(self.made), key=_depth):
-            if before is None or d not in before.dirs:
+            if before is None or d not in before.dirs or not self._real(os.path.dirname(d)):
                 continue
             try:
                 os.makedirs(self.root / d, mode=0o700, exist_ok=True)
@@ -205,6 +190,8 @@ class _Undo:
 
     def _close_dirs(self) -> None:
         for d, bits in sorted(self.final.items(), key=lambda i: _depth(i[0]), reverse=True):
+            if not self._real(d):
+                continue
             try:
                 os.chmod(self.root / d, bits)
             except OSError as e:
@@ -221,7 +208,8 @@ class _Undo:
         removals: list[str] = []
         writes: list[tuple[str, Want, State | None | str]] = []
         for rel, expected, target in sorted(self.items, key=lambda i: i[0]):
-            now = state(self.root / rel)
+            parent = os.path.dirname(rel)              # beyond a symlink a path does not exist (as for git)
+            now = state(self.root / rel) if os.path.realpath(self.root / parent) == str(self.root / parent) else None
             if not matches(now, expected):
                 self.say("skipped", rel, CHANGED_SINCE)
             elif matches(now, target):
@@ -238,6 +226,8 @@ class _Undo:
     def _remove(self, removals: list[str]) -> None:
         keep = self.repo.dirs(self.record["before"]) if removals and self.ch.before is None else None
         for rel in removals:
+            if not self._real(os.path.dirname(rel)):
+                continue
             try:
                 os.unlink(self.root / rel)
             except FileNotFoundError:
@@ -253,6 +243,8 @@ class _Undo:
         blobs = self.repo.blobs(sorted({t.entry.oid for _r, t, _n in writes if t.entry is not None}))
         for rel, target, now in writes:
             assert target.entry is not None
+            if not self._real(os.path.dirname(rel)):
+                continue
             try:
                 if isinstance(now, State) and now.entry == target.entry and target.bits is not None:
                     os.chmod(self.root / rel, target.bits)      # the same content: only the bits changed
@@ -304,17 +296,3 @@ def undo_turns(store: ProjectSnapshots, count: int = 1) -> list[UndoReport]:
             store.save(records)
             reports.append(UndoReport(record, outcomes))
     return reports
-
-
-def list_lines(store: ProjectSnapshots) -> list[str]:
-    """``axon undo --list``: the turns that can be undone, newest first, numbered as ``axon undo N``."""
-    pending = [r for r in store.records() if not r.get("undone")][::-1]
-    if not pending:
-        return ["nothing to undo: no turn in this project changed files (or all were undone)"]
-    lines = []
-    for n, r in enumerate(pending, 1):
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.get("at", 0)))
-        files = ", ".join(shown(f) for f in r.get("files", [])[:5]) + (" …" if r.get("changed", 0) > 5 else "")
-        lines.append(f"{n:>3}. {when}  session {r['session']} turn {r['turn']}: {r.get('prompt', '')[:60]}")
-        lines.append(f"       {r.get('changed', 0)} file(s): {files}")
-    return lines
