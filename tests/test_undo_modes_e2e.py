@@ -178,20 +178,22 @@ def test_unreadable_paths_as_a_user(server, user_project) -> None:
     def setup(script: str) -> None:
         subprocess.run([*prefix, "sh", "-c", script], cwd=root, check=True)
 
-    setup("printf 'one\\n' > f.txt && mkdir -p d/sub && printf 'a\\n' > d/a.txt && printf 'b\\n' > d/sub/b.txt")
+    setup("printf 'one\\n' > f.txt && mkdir -p d/sub e && printf 'a\\n' > d/a.txt && printf 'b\\n' > d/sub/b.txt && "
+          "echo e > e/e.txt")
     server.add(tool_reply(("bash", {"command": "printf 'two\\n' > f.txt && chmod 000 f.txt && echo n > new.txt && "
                                                "chmod 000 new.txt && echo c > d/c.txt && echo A > d/a.txt && "
-                                               "chmod 000 d/sub d"})), text_reply("done"))
+                                               "chmod 000 d/sub d && echo E > e/e.txt && chmod 600 e"})),
+               text_reply("done"))
     r = axon("run", "lock it up", "--mode", "yolo", "--sandbox", "off")
     assert r.returncode == 0, r.stderr
     assert _bits(root / "f.txt") == 0 and _bits(root / "d") == 0
     undone = axon("undo")
     assert undone.returncode == 0 and "Traceback" not in undone.stderr, undone.stderr
-    check = subprocess.run([*prefix, "sh", "-c", "cat f.txt d/a.txt d/sub/b.txt; ls d; ls new.txt 2>&1"], cwd=root,
-                           capture_output=True, text=True)
-    assert check.stdout.splitlines()[:5] == ["one", "a", "b", "a.txt", "sub"]
+    check = subprocess.run([*prefix, "sh", "-c", "cat f.txt d/a.txt d/sub/b.txt e/e.txt; ls d; ls new.txt 2>&1"],
+                           cwd=root, capture_output=True, text=True)
+    assert check.stdout.splitlines()[:6] == ["one", "a", "b", "e", "a.txt", "sub"]
     assert "No such file" in check.stdout
-    assert [_bits(root / p) for p in ("f.txt", "d", "d/sub", "d/a.txt")] == [0o644, 0o755, 0o755, 0o644]
+    assert [_bits(root / p) for p in ("f.txt", "d", "d/sub", "d/a.txt", "e")] == [0o644, 0o755, 0o755, 0o644, 0o755]
 
 
 def test_unlistable_and_unreadable_paths_still_ask_as_a_user(server, user_project) -> None:

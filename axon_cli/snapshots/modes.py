@@ -107,8 +107,13 @@ def walk(root: str, skip: set[str], start: str = "", known: dict[str, int] | Non
     pending = [start]
     while pending:
         rel = pending.pop()
+        path = os.path.join(root, rel) if rel else root
+        if not os.access(path, os.R_OK | os.X_OK):              # listable, maybe, but not searchable
+            if os.path.lexists(path):
+                out.locked.add(rel)
+            continue
         try:
-            with os.scandir(os.path.join(root, rel) if rel else root) as it:
+            with os.scandir(path) as it:
                 entries = list(it)
         except PermissionError:
             out.locked.add(rel)
