@@ -53,12 +53,17 @@ def test_permission_bits_come_back_exactly(server, run_axon, project: Path, sand
     (project / "d").mkdir()
     (project / "d" / "in.txt").write_text("in\n")
     os.chmod(project / "d", 0o2750)                              # setgid directory
+    os.chmod(project, 0o755)
     out = _turn_then_undo(server, run_axon, sandbox, "chmod 000 f.txt ro.txt && chmod 644 secret.txt && "
-                          "chmod 600 tool.sh && chmod 1777 sticky.txt && chmod 700 d && echo new > d/in.txt")
+                          "chmod 600 tool.sh && chmod 1777 sticky.txt && chmod 700 d && echo new > d/in.txt && "
+                          "chmod 711 .")
     for name, bits in files.items():
         assert (_bits(project / name), (project / name).read_bytes()) == (bits, f"{name} content\n".encode())
     assert _bits(project / "d") == 0o2750 and (project / "d" / "in.txt").read_text() == "in\n"
-    assert "  restored f.txt" in out and "  restored d/" in out and "  restored d/in.txt" in out
+    assert _bits(project) == 0o755
+    assert out.splitlines()[1:] == ["  restored ./", "  restored d/", "  restored d/in.txt", "  restored f.txt",
+                                    "  restored ro.txt", "  restored secret.txt", "  restored sticky.txt",
+                                    "  restored tool.sh"]
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)

@@ -31,7 +31,7 @@ class Changes:
 
     def paths(self) -> list[str]:
         """The changed paths for listing (directories end in ``/``)."""
-        dirs = {f"{d}/" for d in self.dirs | self.locked}
+        dirs = {f"{d}/" if d else "./" for d in self.dirs | self.locked}
         return sorted(set(self.files) | dirs)
 
 

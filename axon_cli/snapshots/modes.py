@@ -9,7 +9,7 @@ could not be listed. The blob is written as a git object (atomically) and read b
 ``parse``, which refuses anything malformed with one line (``ModesError``).
 
     axon-modes 1 0644 0755\\n         header: version, the default bits of plain and executable files
-    d 0755 src\\0                    a directory
+    d 0755 src\\0                    a directory (``.``: the project's own)
     f 0600 src/secret.txt\\0         a file whose bits are not the default
     u 0000 12 1700000000000000000 f\\0   a file that could not be read: bits, size, mtime (ns)
     l locked\\0                      a directory that could not be listed
@@ -19,6 +19,7 @@ Paths are the raw bytes of the name (``os.fsencode``), relative to the project, 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -70,7 +71,7 @@ class Modes:
     plain: int = 0o644
     exe: int = 0o755
     files: dict[str, int] = field(default_factory=dict)       # bits that differ from plain / exe
-    dirs: dict[str, int] = field(default_factory=dict)        # every directory -> its bits
+    dirs: dict[str, int] = field(default_factory=dict)        # every directory ("": the root) -> its bits
     locked: set[str] = field(default_factory=set)             # directories that could not be listed
     unreadable: dict[str, Stamp] = field(default_factory=dict)
 
@@ -80,7 +81,7 @@ class Modes:
 
     def encode(self) -> bytes:
         out = [b"%s %04o %04o\n" % (HEADER, self.plain, self.exe)]
-        out += [b"d %04o %s\0" % (m, os.fsencode(rel)) for rel, m in sorted(self.dirs.items())]
+        out += [b"d %04o %s\0" % (m, os.fsencode(rel) or b".") for rel, m in sorted(self.dirs.items())]
         out += [b"l %s\0" % os.fsencode(rel) for rel in sorted(self.locked) if rel]
         out += [b"f %04o %s\0" % (m, os.fsencode(rel)) for rel, m in sorted(self.files.items())]
         out += [b"u %04o %d %d %s\0" % (s.mode, s.size, s.mtime_ns, os.fsencode(rel))
@@ -105,6 +106,9 @@ def walk(root: str, skip: set[str], start: str = "", known: dict[str, int] | Non
     out = Walk()
     known = known or {}
     pending = [start]
+    if not start:
+        with contextlib.suppress(OSError):
+            out.dirs[""] = stat.S_IMODE(os.lstat(root).st_mode)      # the project's own directory
     while pending:
         rel = pending.pop()
         path = os.path.join(root, rel) if rel else root
@@ -171,7 +175,7 @@ def parse(data: bytes, name: str) -> Modes:
         fields = rest.split(b" ", count) if count is not None else []
         if count is None or len(fields) != count + 1:
             raise bad(f"record {n} is malformed")
-        rel = _path(fields[-1], bad, n)
+        rel = "" if kind == b"d" and fields[-1] == b"." else _path(fields[-1], bad, n)   # "." is the root
         bits = _bits(fields[0], bad) if count else 0
         if kind == b"d":
             modes.dirs[rel] = bits

@@ -52,6 +52,9 @@ class _Undo:
     def say(self, action: str, rel: str, note: str = "") -> None:
         self.outcomes.append(Outcome(action, rel, note))
 
+    def say_dir(self, action: str, d: str, note: str = "") -> None:
+        self.say(action, f"{d}/" if d else "./", note)
+
     def run(self) -> list[Outcome]:
         if self.ch.note:
             self.say("skipped", "(file modes)", f"not restored: {self.ch.note}")
@@ -97,12 +100,12 @@ class _Undo:
             b, a, now = before.dirs.get(d), after.dirs.get(d), dir_bits(self.root / d)
             if a is None:                                  # the turn removed it (a file may stand there)
                 if isinstance(now, int):
-                    self.say("skipped", f"{d}/", CHANGED_SINCE)
+                    self.say_dir("skipped", d, CHANGED_SINCE)
                 elif b is not None:
                     self.made.append(d)
                 continue
             if now != a:
-                self.say("skipped", f"{d}/", CHANGED_SINCE)
+                self.say_dir("skipped", d, CHANGED_SINCE)
                 continue
             if b is None:
                 self.dropped.append(d)
@@ -147,7 +150,7 @@ class _Undo:
         never writes, removes or changes bits through a symlink."""
         if not d or os.path.realpath(self.root / d) == str(self.root / d):
             return True
-        self.say("skipped", f"{d}/", "it, or a directory above it, is a symlink now (left as it is)")
+        self.say_dir("skipped", d, "it, or a directory above it, is a symlink now (left as it is)")
         return False
 
     def _chmod(self, d: str, bits: int) -> bool:
@@ -156,7 +159,7 @@ class _Undo:
         try:
             os.chmod(self.root / d, bits)
         except OSError as e:
-            self.say("skipped", f"{d}/", f"cannot restore it ({e.strerror})")
+            self.say_dir("skipped", d, f"cannot restore it ({e.strerror})")
             return False
         return True
 
@@ -168,11 +171,11 @@ class _Undo:
                 self.final.pop(d, None)
                 continue
             except OSError as e:
-                self.say("skipped", f"{d}/", f"cannot remove it ({os.strerror(e.errno or errno.EIO)})")
+                self.say_dir("skipped", d, f"cannot remove it ({os.strerror(e.errno or errno.EIO)})")
                 continue
             self.final.pop(d, None)
             if not self._holds_changes(d):
-                self.say("deleted", f"{d}/", "created in that turn")
+                self.say_dir("deleted", d, "created in that turn")
 
     def _make_dirs(self) -> None:
         before = self.ch.before
@@ -182,11 +185,11 @@ class _Undo:
             try:
                 os.makedirs(self.root / d, mode=0o700, exist_ok=True)
             except OSError as e:
-                self.say("skipped", f"{d}/", f"cannot restore it ({e.strerror})")
+                self.say_dir("skipped", d, f"cannot restore it ({e.strerror})")
                 continue
             self.final[d] = before.dirs[d]
             if not self._holds_changes(d):
-                self.say("restored", f"{d}/")
+                self.say_dir("restored", d)
 
     def _close_dirs(self) -> None:
         for d, bits in sorted(self.final.items(), key=lambda i: _depth(i[0]), reverse=True):
@@ -195,10 +198,10 @@ class _Undo:
             try:
                 os.chmod(self.root / d, bits)
             except OSError as e:
-                self.say("skipped", f"{d}/", f"cannot restore it ({e.strerror})")
+                self.say_dir("skipped", d, f"cannot restore it ({e.strerror})")
                 continue
             if d in self.rebits:
-                self.say("restored", f"{d}/")
+                self.say_dir("restored", d)
 
     def _holds_changes(self, d: str) -> bool:
         return any(rel.startswith(f"{d}/") for rel, _e, _t in self.items)
