@@ -1,7 +1,9 @@
-"""Snapshots and undo through the real agent loop, dispatch, file tools and bash (scripted server)."""
+"""Snapshots and undo through the real agent loop, dispatch, file tools and bash (scripted server); the
+modes blob's loader against corrupt input, and turn records that would reach git's command line."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -10,7 +12,7 @@ import pytest
 from axon_cli.config import load_settings
 from axon_cli.events import AutoApprover
 from axon_cli.runtime import open_session
-from axon_cli.snapshots import ProjectSnapshots
+from axon_cli.snapshots import ProjectSnapshots, undo_turns
 from tests.conftest import TEST_KEY
 from tests.fakeserver import text_reply, tool_reply
 
@@ -195,3 +197,83 @@ def test_size_caps_leave_files_out_and_coverage_says_why(project):
         again = store.take()                    # the next snapshot takes what the budget left out
     assert again.skipped == {"big.bin": "is over the snapshot size cap (2 MB)"}
 
+
+
+def _modes_sample():
+    from axon_cli.snapshots.modes import Modes, Stamp
+
+    return Modes(0o664, 0o775, files={os.fsdecode(b"caf\xe9.txt"): 0o600, "bin/run": 0o4755},
+                 dirs={"bin": 0o2750, "empty dir": 0o700, "locked": 0o000}, locked={"locked"},
+                 unreadable={"secret": Stamp(0o000, 12, -5_000_000_000)})
+
+
+def test_modes_round_trip_names_that_are_not_utf8_and_every_bit():
+    from axon_cli.snapshots.modes import parse
+
+    sample = _modes_sample()
+    data = sample.encode()
+    assert b"caf\xe9.txt" in data
+    assert parse(data, "ab" * 20) == sample
+
+
+@pytest.mark.parametrize("data, why", [
+    (b"", "not a modes file"), (b"axon-modes 2 0644 0755\n", "not a modes file"),
+    (b"axon-modes 1 0644 0755", "not a modes file"), (b"axon-modes 1 0644 9755\n", "four octal digits"),
+    (b"axon-modes 1 0644 0755\nd 0755 a", "cut short"), (b"axon-modes 1 0644 0755\nx 0755 a\0", "record 1"),
+    (b"axon-modes 1 0644 0755\nd 0755\0", "record 1"), (b"axon-modes 1 0644 0755\nd 755 a\0", "four octal"),
+    (b"axon-modes 1 0644 0755\nf 0644 ../escape\0", "outside the project"),
+    (b"axon-modes 1 0644 0755\nf 0644 /etc/passwd\0", "outside the project"),
+    (b"axon-modes 1 0644 0755\nd 0755 a\0d 0755 a//b\0", "record 2 names a path outside"),
+    (b"axon-modes 1 0644 0755\nu 0000 x 1 f\0", "record 1"), (b"axon-modes 1 0644 0755\nu 0000 1 1e9 f\0", "record 1"),
+    (b"axon-modes 1 0644 0755\nl \0", "outside the project"), (b"\xff\xfe\0\0garbage", "not a modes file"),
+])
+def test_a_corrupt_modes_blob_is_one_clear_error(data, why):
+    from axon_cli.snapshots.modes import ModesError, parse
+
+    with pytest.raises(ModesError) as e:
+        parse(data, "0123456789abcdef" * 2 + "01234567")
+    message = str(e.value)
+    assert "\n" not in message and message.startswith("the file modes of snapshot 0123456789ab are unreadable (")
+    assert why in message
+
+
+def test_mutated_modes_blobs_never_raise_anything_else():
+    import random
+
+    from axon_cli.snapshots.modes import ModesError, parse
+
+    data = bytearray(_modes_sample().encode())
+    rng = random.Random(7)
+    for _ in range(3000):
+        mutated = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(mutated))
+            choice = rng.random()
+            if choice < 0.4:
+                mutated[i] = rng.randrange(256)
+            elif choice < 0.7:
+                del mutated[i]
+            else:
+                mutated.insert(i, rng.choice(b" \0\n/.0123456789dflu-"))
+        try:
+            parse(bytes(mutated), "f" * 40)
+        except ModesError as e:
+            assert "\n" not in str(e)
+
+
+def test_hostile_turn_records_never_reach_git(project):
+    (project / "a.txt").write_text("a\n")
+    store = ProjectSnapshots(project)
+    with store.locked():
+        record, _snap = store.start_turn("s1", 1, "go")
+    (project / "a.txt").write_text("b\n")
+    with store.locked():
+        store.finish_turn(record["id"])
+    canary = project.parent / "canary"
+    good = store.records()[0]
+    hostile = [{**good, "before": f"--output={canary}"}, {**good, "id": "x\nupdate refs/heads/evil HEAD"},
+               {**good, "after_modes": f"--output={canary}"}, {**good, "files": [1, 2]}, {**good, "turn": "1"}, 7]
+    (store.dir / "turns.json").write_text(json.dumps(hostile))
+    assert store.records() == []
+    assert undo_turns(store) == []
+    assert not canary.exists() and (project / "a.txt").read_text() == "b\n"

@@ -4,13 +4,17 @@ During a turn the shadow index holds the turn's ``before`` snapshot. A path is c
 can put it back as it was then: it is in the snapshot, or it did not exist then (a file created
 during the turn: undo removes it), or it does not exist now (nothing to lose). Not covered: files
 ignored by git, files the snapshot skipped (over the size cap, beyond its budget, nested
-repositories), anything in ``.axon/`` — and a directory holding any of these.
+repositories, files that could not be read, directories that could not be listed and all below
+them), anything in ``.axon/`` — and a directory holding any of these. Permission bits, symlinks and
+empty directories are covered: the snapshot's modes bring them back. Names in the reasons are
+escaped where they are not valid UTF-8.
 """
 
 from __future__ import annotations
 
 import os
 
+from axon_cli.snapshots.modes import shown
 from axon_cli.snapshots.shadow import ShadowRepo
 
 __all__ = ["uncovered"]
@@ -38,6 +42,8 @@ def uncovered(repo: ShadowRepo, skipped: dict[str, str], paths: list[str]) -> di
             out[path] = "is outside the project"
         elif rel == ".axon" or rel.startswith(".axon/"):
             out[path] = "is in .axon/, which is not snapshotted"
+        elif below := _below_skipped(rel, skipped):
+            out[path] = below
         elif not os.path.lexists(path):
             continue
         elif os.path.isdir(path) and not os.path.islink(path):
@@ -47,14 +53,17 @@ def uncovered(repo: ShadowRepo, skipped: dict[str, str], paths: list[str]) -> di
     if dirs:
         for rel, path in dirs.items():
             prefix = f"{rel}/" if rel else ""
+            if rel in skipped:                          # it could not be listed
+                out[path] = skipped[rel]
+                continue
             bad = next((s for s in skipped if s.startswith(prefix)), None)
             if bad is not None:
-                out[path] = f"holds {bad}, which {skipped[bad]}"
+                out[path] = f"holds {shown(bad)}, which {skipped[bad]}"
         ignored_dirs = repo.ignored([rel or "." for rel in dirs])
         for rel, path in dirs.items():
             inner = next((i for i in ignored_dirs if i.startswith(f"{rel}/") or not rel or i.rstrip("/") == rel), None)
             if inner is not None and path not in out:
-                out[path] = IGNORED if inner.rstrip("/") == rel else f"holds {inner}, which {IGNORED}"
+                out[path] = IGNORED if inner.rstrip("/") == rel else f"holds {shown(inner)}, which {IGNORED}"
     if files:
         tracked = repo.tracked(list(files))
         rest = [rel for rel in files if rel not in tracked]
@@ -65,3 +74,13 @@ def uncovered(repo: ShadowRepo, skipped: dict[str, str], paths: list[str]) -> di
             elif rel in ignored or any(rel.startswith(i + "/") for i in ignored):
                 out[files[rel]] = IGNORED
     return out
+
+
+def _below_skipped(rel: str, skipped: dict[str, str]) -> str:
+    """Why ``rel`` is not covered when a directory above it could not be listed ("" when none)."""
+    parent = os.path.dirname(rel)
+    while parent:
+        if parent in skipped:
+            return f"is in {shown(parent)}, which {skipped[parent]}"
+        parent = os.path.dirname(parent)
+    return ""

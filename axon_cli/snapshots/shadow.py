@@ -9,12 +9,13 @@ own ``.git/info/exclude``. Which files are snapshotted follows the project's ``.
 A snapshot (``snapshot``) is a tree object: only files that are new or changed since the last
 snapshot are read (git's index keeps their stat data), sent through one ``git fast-import``
 (one pack, not thousands of loose objects), then ``write-tree``. Files over the per-file cap, and
-files beyond the per-snapshot budget of new content, are left out and reported as skipped.
+files beyond the per-snapshot budget of new content, are left out and reported as skipped. Beside
+the tree goes a blob of the snapshot's modes (``modes``: exact permission bits, every directory,
+the files that could not be read), from one walk of the project that never reads a file.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
@@ -23,6 +24,8 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from axon_cli.snapshots.modes import Stamp, build, walk
 
 __all__ = ["ShadowRepo", "SnapshotError", "Snapshot", "Entry", "blob_id", "find_git"]
 
@@ -46,6 +49,7 @@ class Entry:
 class Snapshot:
     tree: str
     skipped: dict[str, str] = field(default_factory=dict)   # relative path -> why it is not in the tree
+    modes: str | None = None                                 # the blob of its modes (``modes.Modes``)
 
 
 def find_git() -> str | None:
@@ -66,6 +70,8 @@ class ShadowRepo:
         self.max_file = max_file_bytes
         self.max_new = max_new_bytes
         self._git = find_git()
+        self._last_modes: str | None = None
+        self._known: tuple[bytes | None, dict[str, int]] | None = None      # (index id, bits of files)
 
     # -- running git ---------------------------------------------------------------------------
     def env(self) -> dict[str, str]:
@@ -114,29 +120,34 @@ class ShadowRepo:
 
     # -- snapshot ------------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
-        """The project's files as a tree (see the module docstring). Smaller files are taken first, so
-        a large folder uses up the budget only after the source files are in."""
+        """The project's files as a tree, and their modes (see the module docstring). Smaller files are
+        taken first, so a large folder uses up the budget only after the source files are in."""
+        from axon_cli.snapshots.fastimport import FastImport
+
         self.ensure()
         others = _split(self.git("ls-files", "-z", "-o", "--exclude-standard"))
         changed = _split(self.git("diff-files", "-z", "--name-only"))
         skipped: dict[str, str] = {}
-        sized: list[tuple[int, str, str]] = []             # size, path, mode
+        unreadable: dict[str, Stamp] = {}
+        sized: list[tuple[int, str, str, os.stat_result]] = []
         info: list[bytes] = []
         for rel in set(others) | set(changed):
             kind = self._kind(rel, skipped)
             if kind is None:
                 info.append(_index_line("0", "0" * 40, rel))      # out of the index
-            else:
-                sized.append((kind[0], rel, kind[1]))
+            elif isinstance(kind, tuple):
+                sized.append((kind[0].st_size if kind[1] != "120000" else 0, rel, kind[1], kind[0]))
         budget = self.max_new
-        with _FastImport(self) as importer:
-            for size, rel, mode in sorted(sized):
+        with FastImport(self) as importer:
+            for size, rel, mode, st in sorted(sized, key=lambda s: s[:2]):
                 if size > budget:
                     skipped[rel] = f"was left out of the snapshot (its budget of {self.max_new / MB:g} MB was used up)"
                     info.append(_index_line("0", "0" * 40, rel))
                     continue
                 data = self._read(rel, mode, skipped)
-                if data is None:
+                if isinstance(data, PermissionError):
+                    unreadable[rel] = Stamp.of(st)           # undo tells by these that nobody touched it
+                if not isinstance(data, bytes):
                     info.append(_index_line("0", "0" * 40, rel))
                     continue
                 budget -= len(data)
@@ -144,28 +155,66 @@ class ShadowRepo:
         if info:
             self.git("update-index", "-z", "--index-info", input=b"\0".join(info) + b"\0")
             self.git("update-index", "-q", "--refresh", ok=(0, 1))   # record stat data: no re-reading next time
+        modes_id = self._modes(others, changed, skipped, unreadable)
         tree = self.git("write-tree").decode().strip()
-        return Snapshot(tree, skipped)
+        return Snapshot(tree, skipped, modes_id)
 
-    def _kind(self, rel: str, skipped: dict[str, str]) -> tuple[int, str] | None:
-        """(size, mode) of a path to snapshot; None when it is gone, not a file, or over the cap."""
+    def _modes(self, others: list[str], changed: list[str], skipped: dict[str, str],
+               unreadable: dict[str, Stamp]) -> str:
+        """Walk the project for the snapshot's modes (see ``modes``) and store them as a blob. The walk
+        comes after the index took the files' stat data, so a later chmod shows in their ctime; the bits
+        of files git saw unchanged come from this process's last walk, if the index is the one it left."""
+        index = self._index_id()
+        ignored = _split(self.git("ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory"))
+        skip = {p.rstrip("/") for p in ignored} | {p.rstrip("/") for p in others if p.endswith("/")}
+        known = self._known[1] if self._known is not None and index is not None and self._known[0] == index else None
+        walked = walk(str(self.root), skip, known=known, fresh=set(others) | set(changed))
+        self._known = (index, walked.files)
+        for rel in walked.locked:
+            skipped[rel] = "cannot be listed (Permission denied)"
+        data = build(walked, unreadable).encode()
+        oid = blob_id(data)
+        if oid != self._last_modes:
+            self.git("hash-object", "-w", "--stdin", input=data)
+            self._last_modes = oid
+        return oid
+
+    def _index_id(self) -> bytes | None:
+        """The shadow index's checksum (its last bytes): which index a remembered walk belongs to."""
+        try:
+            with open(self.git_dir / "index", "rb") as fh:
+                fh.seek(-32, os.SEEK_END)
+                return fh.read() + os.fstat(fh.fileno()).st_mtime_ns.to_bytes(8, "little")
+        except (OSError, ValueError):
+            return None
+
+    def _kind(self, rel: str, skipped: dict[str, str]) -> tuple[os.stat_result, str] | None | str:
+        """(stat, mode) of a path to snapshot; None when it is gone, not a file, or over the cap;
+        "unknown" when it cannot be looked at (its entry stays as it was)."""
         if rel.endswith("/"):
             skipped[rel] = "is a git repository of its own"
             return None
+        parent = os.path.join(self.root, os.path.dirname(rel))
+        if os.path.realpath(parent) != parent.rstrip("/"):
+            return None                       # beyond a symlink: gone from the project (as git sees it)
         try:
             st = os.lstat(os.path.join(self.root, rel))
+        except PermissionError:
+            skipped[rel] = "cannot be read (Permission denied)"
+            return "unknown"
         except OSError:
             return None
         if stat.S_ISLNK(st.st_mode):
-            return 0, "120000"
+            return st, "120000"
         if not stat.S_ISREG(st.st_mode):
             return None
         if st.st_size > self.max_file:
             skipped[rel] = f"is over the snapshot size cap ({self.max_file / MB:g} MB)"
             return None
-        return st.st_size, "100755" if st.st_mode & 0o111 else "100644"
+        return st, "100755" if st.st_mode & 0o111 else "100644"
 
-    def _read(self, rel: str, mode: str, skipped: dict[str, str]) -> bytes | None:
+    def _read(self, rel: str, mode: str, skipped: dict[str, str]) -> bytes | OSError | None:
+        """The content of a file (a link's target); None when it is gone, the error when it cannot be read."""
         path = os.path.join(self.root, rel)
         try:
             if mode == "120000":
@@ -176,7 +225,7 @@ class ShadowRepo:
             return None
         except OSError as e:
             skipped[rel] = f"cannot be read ({e.strerror})"
-            return None
+            return e
 
     # -- reading snapshots ---------------------------------------------------------------------
     def tracked(self, rels: Sequence[str]) -> set[str]:
@@ -242,40 +291,6 @@ class ShadowRepo:
         subprocess.Popen([self._git or "git", "gc", "--auto", "--quiet"], env=self.env(), cwd=self.root,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True)
-
-
-class _FastImport:
-    """Blobs streamed into one ``git fast-import`` (started on the first blob)."""
-
-    def __init__(self, repo: ShadowRepo) -> None:
-        self.repo = repo
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def __enter__(self) -> _FastImport:
-        return self
-
-    def add(self, data: bytes) -> str:
-        if self.proc is None:
-            if self.repo._git is None:
-                raise SnapshotError("git is not installed")
-            self.proc = subprocess.Popen([self.repo._git, "-c", "pack.compression=1", "fast-import", "--quiet",
-                                          "--depth=0"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=self.repo.env(),
-                                         cwd=self.repo.root)
-        assert self.proc.stdin is not None
-        with contextlib.suppress(BrokenPipeError):     # reported by __exit__
-            self.proc.stdin.write(b"blob\ndata %d\n" % len(data))
-            self.proc.stdin.write(data)
-            self.proc.stdin.write(b"\n")
-        return blob_id(data)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.proc is None:
-            return
-        _out, err = self.proc.communicate()
-        if self.proc.returncode and not exc[0]:
-            first = (err.decode(errors="replace").strip().splitlines() or [f"exit {self.proc.returncode}"])[0]
-            raise SnapshotError(f"git fast-import failed: {first}")
 
 
 def _index_line(mode: str, oid: str, rel: str) -> bytes:

@@ -2,9 +2,11 @@
 
 ``$XDG_STATE_HOME/axon/snapshots/<project name>-<hash of its path>/`` holds ``git/`` (the shadow
 repository), ``turns.json`` (one record per turn that changed files: the tree before its first
-change, the tree when it ended, the files it changed, whether it was undone) and ``lock`` (one
-process at a time: several sessions may work in one project). Each record's trees are kept by refs
-(``refs/axon/<id>/before|after``); the oldest records beyond ``MAX_RECORDS`` are dropped.
+change and its modes, the tree and modes when it ended, the files it changed, whether it was undone)
+and ``lock`` (one process at a time: several sessions may work in one project). Each record's trees
+and modes are kept by refs (``refs/axon/<id>/before|after|before-modes|after-modes``); the oldest
+records beyond ``MAX_RECORDS`` are dropped. A record whose id or object names are not what axon
+writes is left out (they reach git's command line).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +30,9 @@ __all__ = ["ProjectSnapshots", "Record", "MAX_RECORDS", "MAX_LISTED_FILES"]
 MAX_RECORDS = 100
 MAX_LISTED_FILES = 50
 Record = dict[str, Any]
+SIDES = ("before", "after", "before-modes", "after-modes")
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}")
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _thread_locks: dict[str, threading.Lock] = {}
 _registry_lock = threading.Lock()
 
@@ -83,14 +89,14 @@ class ProjectSnapshots:
             data = json.loads((self.dir / "turns.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return []
-        return [r for r in data if isinstance(r, dict) and r.get("before")] if isinstance(data, list) else []
+        return [r for r in data if _well_formed(r)] if isinstance(data, list) else []
 
     def save(self, records: list[Record]) -> None:
         dropped = records[:-MAX_RECORDS] if len(records) > MAX_RECORDS else []
         kept = records[len(dropped):]
         atomic_write(self.dir / "turns.json", json.dumps(kept, indent=1).encode(), mode=0o600)
         if dropped:
-            self.repo.keep({f"refs/axon/{r['id']}/{side}": None for r in dropped for side in ("before", "after")})
+            self.repo.keep({f"refs/axon/{r['id']}/{side}": None for r in dropped for side in SIDES})
 
     # -- turns --------------------------------------------------------------------------------
     def take(self) -> Snapshot:
@@ -103,8 +109,10 @@ class ProjectSnapshots:
         snap = self.take()
         record: Record = {"id": f"{session}-{turn}-{int(time.time() * 1000)}", "session": session, "turn": turn,
                           "prompt": " ".join(prompt.split())[:200], "at": time.time(), "before": snap.tree,
-                          "after": None, "files": [], "changed": 0, "skipped": len(snap.skipped), "undone": False}
-        self.repo.keep({f"refs/axon/{record['id']}/before": snap.tree})
+                          "after": None, "files": [], "changed": 0, "skipped": len(snap.skipped), "undone": False,
+                          "before_modes": snap.modes, "after_modes": None}
+        self.repo.keep({f"refs/axon/{record['id']}/before": snap.tree,
+                        f"refs/axon/{record['id']}/before-modes": snap.modes})
         self.save([*self.records(), record])
         return record, snap
 
@@ -117,19 +125,24 @@ class ProjectSnapshots:
         self.settle(record)
         if not record["changed"]:
             records.remove(record)
-            self.repo.keep({f"refs/axon/{record_id}/before": None})
+            self.repo.keep({f"refs/axon/{record_id}/{side}": None for side in SIDES})
         self.save(records)
         self.repo.maintain()
         return record if record["changed"] else None
 
     def settle(self, record: Record) -> None:
-        """Fill in the turn's ``after`` tree and its changed files (now, for a turn that never ended)."""
+        """Fill in the turn's ``after`` tree and modes and its changed paths (now, for a turn that never
+        ended). A turn that only changed modes or directories counts as a change."""
         if record.get("after"):
             return
-        after = self.take().tree
-        changes = self.repo.diff(record["before"], after)
-        record.update(after=after, changed=len(changes), files=[c[0] for c in changes][:MAX_LISTED_FILES])
-        self.repo.keep({f"refs/axon/{record['id']}/after": after})
+        from axon_cli.snapshots.changes import changed_paths
+
+        snap = self.take()
+        record.update(after=snap.tree, after_modes=snap.modes)
+        changes = changed_paths(self.repo, record)
+        record.update(changed=len(changes), files=changes[:MAX_LISTED_FILES])
+        self.repo.keep({f"refs/axon/{record['id']}/after": snap.tree,
+                        f"refs/axon/{record['id']}/after-modes": snap.modes})
 
     def uncovered_now(self, paths: list[str]) -> dict[str, str]:
         """Which of ``paths`` a snapshot taken now could not restore (``axon permissions check``)."""
@@ -145,3 +158,17 @@ class ProjectSnapshots:
             if r["id"] == record_id:
                 r["undone"] = True
         self.save(records)
+
+
+def _well_formed(record: Any) -> bool:
+    """A record as axon writes it: its id and object names are safe on git's command line."""
+    if not isinstance(record, dict) or not isinstance(record.get("id"), str) or not _ID.fullmatch(record["id"]):
+        return False
+    if not isinstance(record.get("before"), str) or not _OID.fullmatch(record["before"]):
+        return False
+    if not all(record.get(k) is None or (isinstance(record[k], str) and _OID.fullmatch(record[k]))
+               for k in ("after", "before_modes", "after_modes")):
+        return False
+    files = record.get("files", [])
+    return (isinstance(record.get("session"), str) and isinstance(record.get("turn"), int)
+            and isinstance(files, list) and all(isinstance(f, str) for f in files))

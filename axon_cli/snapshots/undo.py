@@ -1,78 +1,270 @@
-"""Undo: put back what a turn changed, file by file, unless someone changed the file since.
+"""Undo: put back what a turn changed — content, permission bits, symlinks, directories — unless
+someone changed the path since.
 
-For each path that differs between a turn's ``before`` and ``after`` trees: a file the turn
-created is removed (and the directories that became empty and did not exist before), a file it
-deleted or modified gets its old content and executable bit back. A path whose current state is
-not what the turn left (someone changed it after the turn) is left as it is and reported.
+For each path that differs between a turn's ``before`` and ``after`` snapshots (``changes``): a
+file the turn created is removed, a file it deleted or modified gets its old content and exact
+permission bits back (a symlink its exact target, as a link), a directory it removed comes back
+with its bits, one it made is removed, one whose bits it changed gets them back. A path whose
+current state is not what the turn left (someone changed it after the turn) is left as it is and
+reported. A directory that became unlistable during the turn is opened and everything below it
+put back as it was before. Order: directories whose bits changed are opened first (owner rwx),
+then files and directories are removed, directories made, files written, and the directories'
+exact bits set last, deepest first.
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import stat
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from axon_cli.snapshots.shadow import Entry, blob_id
+from axon_cli.snapshots.changes import Changes, compare, tree_entries
+from axon_cli.snapshots.modes import under, walk
+from axon_cli.snapshots.report import Outcome, UndoReport, list_lines
+from axon_cli.snapshots.restore import LINK, State, Want, dir_bits, matches, state, write
+from axon_cli.snapshots.shadow import Entry
 from axon_cli.snapshots.store import ProjectSnapshots, Record
-from axon_cli.state import _existing_mode, _umask, atomic_write
 
 __all__ = ["Outcome", "UndoReport", "undo_turns", "list_lines"]
 
 CHANGED_SINCE = "changed after that turn (left as it is)"
+NOT_READ = "could not be read when that turn began, so undo cannot bring it back"
 
 
-@dataclass(frozen=True)
-class Outcome:
-    action: str                       # "restored" | "deleted" | "skipped"
-    path: str                         # relative to the project root
-    note: str = ""
-
-    def line(self) -> str:
-        return f"  {self.action} {self.path}" + (f": {self.note}" if self.action == "skipped" else
-                                                 f" ({self.note})" if self.note else "")
+def _depth(rel: str) -> tuple[int, str]:
+    return rel.count("/"), rel
 
 
-@dataclass
-class UndoReport:
-    record: Record
-    outcomes: list[Outcome]
+class _Undo:
+    """One turn's undo (see the module docstring); ``outcomes`` says what happened to each path."""
 
-    def lines(self, session: str | None = None) -> list[str]:
-        r = self.record
-        whose = "" if session == r["session"] else f" of session {r['session']}"
-        head = f"undo of turn {r['turn']}{whose}:"
-        body = [o.line() for o in self.outcomes] or ["  no file had changed"]
-        return [head, *body]
+    def __init__(self, store: ProjectSnapshots, record: Record, changes: Changes) -> None:
+        self.repo, self.root, self.record, self.ch = store.repo, store.root, record, changes
+        self.outcomes: list[Outcome] = []
+        self.items: list[tuple[str, Want, Want]] = []      # path, what the turn left, what was before
+        self.final: dict[str, int] = {}                      # directory -> bits to set last
+        self.made: list[str] = []                            # directories to make
+        self.dropped: list[str] = []                         # directories to remove
+        self.opened: set[str] = set()                       # directories open to work in
+        self.rebits: set[str] = set()                        # directories whose bits go back
+        self._before_entries: dict[str, Entry] | None = None
 
+    def say(self, action: str, rel: str, note: str = "") -> None:
+        self.outcomes.append(Outcome(action, rel, note))
 
-def _current(path: Path) -> Entry | None | str:
-    """The path's state as a tree entry, None when absent, "other" for a directory or device."""
-    try:
-        st = os.lstat(path)
-        if stat.S_ISLNK(st.st_mode):
-            return Entry("120000", blob_id(os.fsencode(os.readlink(path))))
-        if not stat.S_ISREG(st.st_mode):
-            return "other"
-        with open(path, "rb") as fh:
-            return Entry("100755" if st.st_mode & 0o111 else "100644", blob_id(fh.read()))
-    except FileNotFoundError:
-        return None
-    except OSError:
-        return "other"
+    def say_dir(self, action: str, d: str, note: str = "") -> None:
+        self.say(action, f"{d}/" if d else "./", note)
 
+    def run(self) -> list[Outcome]:
+        if self.ch.note:
+            self.say("skipped", "(file modes)", f"not restored: {self.ch.note}")
+        self._open_dirs()
+        for d in sorted(self.ch.locked & self.opened, key=_depth):
+            self._unlisted(d)
+        for rel, (old, new) in self.ch.files.items():
+            self.items.append((rel, self._expected(rel, new), self._target(rel, old)))
+        removals, writes = self._check()
+        self._remove(removals)
+        self._drop_dirs()
+        self._make_dirs()
+        self._write(writes)
+        self._close_dirs()
+        return sorted(set(self.outcomes), key=lambda o: (o.path, o.action))
 
-def _write(path: Path, entry: Entry, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if entry.mode == "120000":
-        if os.path.lexists(path):
-            os.unlink(path)
-        os.symlink(os.fsdecode(data), path)
-        return
-    mode = _existing_mode(path) if not os.path.islink(path) else 0o666 & ~_umask()
-    mode = mode | (0o111 & ~_umask()) if entry.mode == "100755" else mode & ~0o111
-    atomic_write(path, data, mode=mode)
+    # -- what is expected and wanted --------------------------------------------------------------
+    def _expected(self, rel: str, new: Entry | None) -> Want:
+        after = self.ch.after
+        if after is not None and rel in after.unreadable:
+            return Want(stamp=after.unreadable[rel])
+        bits = after.file_mode(rel, new.mode) if after is not None and new and new.mode != LINK else None
+        return Want(new, bits, dir_ok=after is not None and rel in after.dirs)
+
+    def _target(self, rel: str, old: Entry | None) -> Want:
+        before = self.ch.before
+        if before is not None and rel in before.unreadable:
+            return Want(stamp=before.unreadable[rel], lost=True)
+        if before is not None and under(rel, before.locked):
+            return Want(lost=True)
+        bits = before.file_mode(rel, old.mode) if before is not None and old and old.mode != LINK else None
+        return Want(old, bits)
+
+    # -- directories ------------------------------------------------------------------------------
+    def _open_dirs(self) -> None:
+        """Directories whose bits or existence changed, top down: open the ones to work in (owner rwx)."""
+        before, after = self.ch.before, self.ch.after
+        if before is None or after is None:
+            return
+        for d in sorted(self.ch.dirs | self.ch.locked, key=_depth):
+            if under(d, self.ch.locked):
+                continue                                   # below an unlisted directory: _unlisted
+            b, a, now = before.dirs.get(d), after.dirs.get(d), dir_bits(self.root / d)
+            if a is None:                                  # the turn removed it (a file may stand there)
+                if isinstance(now, int):
+                    self.say_dir("skipped", d, CHANGED_SINCE)
+                elif b is not None:
+                    self.made.append(d)
+                continue
+            if now != a:
+                self.say_dir("skipped", d, CHANGED_SINCE)
+                continue
+            if b is None:
+                self.dropped.append(d)
+            else:
+                self.rebits.add(d)
+            self.final[d] = a if b is None else b          # a directory that cannot be removed keeps its bits
+            if (a & 0o700) == 0o700 or self._chmod(d, a | 0o700):
+                self.opened.add(d)
+
+    def _unlisted(self, d: str) -> None:
+        """A directory the turn made unlistable, now open: everything below it goes back to ``before``."""
+        before = self.ch.before
+        assert before is not None
+        prefix = f"{d}/"
+        for sub in sorted((p for p in before.dirs if p.startswith(prefix)), key=_depth):
+            now = dir_bits(self.root / sub)
+            if not isinstance(now, int):
+                self.made.append(sub)
+            elif now != before.dirs[sub]:
+                self.rebits.add(sub)
+                self.final[sub] = before.dirs[sub]
+                if now & 0o700 != 0o700:
+                    self._chmod(sub, now | 0o700)
+        ignored = {i.rstrip("/") for i in self.repo.ignored([d])}
+        found = walk(str(self.root), ignored, d)
+        waiting = sorted(found.locked - {d}, key=_depth)
+        while waiting:                                     # directories the turn made and locked as well
+            sub = waiting.pop(0)
+            if self._chmod(sub, 0o700):
+                more = walk(str(self.root), ignored, sub)
+                found.dirs.update(more.dirs)
+                found.files.update(more.files)
+                found.links |= more.links
+                waiting += sorted(more.locked - {sub}, key=_depth)
+        self.dropped += [sub for sub in found.dirs if sub not in before.dirs]
+        entries = {rel: e for rel, e in self.before_entries().items() if rel.startswith(prefix)}
+        for rel in entries.keys() | found.files.keys() | found.links:
+            self.items.append((rel, Want(unknown=True), self._target(rel, entries.get(rel))))
+
+    def _real(self, d: str) -> bool:
+        """Whether directory ``d`` is not a symlink and has none above it (else it is reported): undo
+        never writes, removes or changes bits through a symlink."""
+        if not d or os.path.realpath(self.root / d) == str(self.root / d):
+            return True
+        self.say_dir("skipped", d, "it, or a directory above it, is a symlink now (left as it is)")
+        return False
+
+    def _chmod(self, d: str, bits: int) -> bool:
+        if not self._real(d):
+            return False
+        try:
+            os.chmod(self.root / d, bits)
+        except OSError as e:
+            self.say_dir("skipped", d, f"cannot restore it ({e.strerror})")
+            return False
+        return True
+
+    def _drop_dirs(self) -> None:
+        for d in sorted(set(self.dropped), key=_depth, reverse=True):
+            try:
+                os.rmdir(self.root / d)
+            except FileNotFoundError:
+                self.final.pop(d, None)
+                continue
+            except OSError as e:
+                self.say_dir("skipped", d, f"cannot remove it ({os.strerror(e.errno or errno.EIO)})")
+                continue
+            self.final.pop(d, None)
+            if not self._holds_changes(d):
+                self.say_dir("deleted", d, "created in that turn")
+
+    def _make_dirs(self) -> None:
+        before = self.ch.before
+        for d in sorted(set(self.made), key=_depth):
+            if before is None or d not in before.dirs or not self._real(os.path.dirname(d)):
+                continue
+            try:
+                os.makedirs(self.root / d, mode=0o700, exist_ok=True)
+            except OSError as e:
+                self.say_dir("skipped", d, f"cannot restore it ({e.strerror})")
+                continue
+            self.final[d] = before.dirs[d]
+            if not self._holds_changes(d):
+                self.say_dir("restored", d)
+
+    def _close_dirs(self) -> None:
+        for d, bits in sorted(self.final.items(), key=lambda i: _depth(i[0]), reverse=True):
+            if not self._real(d):
+                continue
+            try:
+                os.chmod(self.root / d, bits)
+            except OSError as e:
+                self.say_dir("skipped", d, f"cannot restore it ({e.strerror})")
+                continue
+            if d in self.rebits:
+                self.say_dir("restored", d)
+
+    def _holds_changes(self, d: str) -> bool:
+        return any(rel.startswith(f"{d}/") for rel, _e, _t in self.items)
+
+    # -- files ------------------------------------------------------------------------------------
+    def _check(self) -> tuple[list[str], list[tuple[str, Want, State | None | str]]]:
+        removals: list[str] = []
+        writes: list[tuple[str, Want, State | None | str]] = []
+        for rel, expected, target in sorted(self.items, key=lambda i: i[0]):
+            parent = os.path.dirname(rel)              # beyond a symlink a path does not exist (as for git)
+            now = state(self.root / rel) if os.path.realpath(self.root / parent) == str(self.root / parent) else None
+            if not matches(now, expected):
+                self.say("skipped", rel, CHANGED_SINCE)
+            elif matches(now, target):
+                continue                                   # already as it was (or only a directory there)
+            elif target.lost:
+                self.say("skipped", rel, NOT_READ)
+            elif target.entry is None:
+                if isinstance(now, State):
+                    removals.append(rel)
+            else:
+                writes.append((rel, target, now))
+        return removals, writes
+
+    def _remove(self, removals: list[str]) -> None:
+        keep = self.repo.dirs(self.record["before"]) if removals and self.ch.before is None else None
+        for rel in removals:
+            if not self._real(os.path.dirname(rel)):
+                continue
+            try:
+                os.unlink(self.root / rel)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                self.say("skipped", rel, f"cannot remove it ({e.strerror})")
+                continue
+            if keep is not None:
+                _prune(self.root, rel, keep)
+            self.say("deleted", rel, "created in that turn")
+
+    def _write(self, writes: list[tuple[str, Want, State | None | str]]) -> None:
+        blobs = self.repo.blobs(sorted({t.entry.oid for _r, t, _n in writes if t.entry is not None}))
+        for rel, target, now in writes:
+            assert target.entry is not None
+            if not self._real(os.path.dirname(rel)):
+                continue
+            try:
+                if isinstance(now, State) and now.entry == target.entry and target.bits is not None:
+                    os.chmod(self.root / rel, target.bits)      # the same content: only the bits changed
+                elif target.entry.oid not in blobs:
+                    self.say("skipped", rel, "its old content is missing from the snapshot")
+                    continue
+                else:
+                    write(self.root / rel, target, blobs[target.entry.oid])
+            except OSError as e:
+                self.say("skipped", rel, f"cannot restore it ({e.strerror})")
+                continue
+            self.say("restored", rel)
+
+    def before_entries(self) -> dict[str, Entry]:
+        if self._before_entries is None:
+            self._before_entries = tree_entries(self.repo, self.record["before"])
+        return self._before_entries
 
 
 def _prune(root: Path, rel: str, keep: set[str]) -> None:
@@ -88,41 +280,8 @@ def _prune(root: Path, rel: str, keep: set[str]) -> None:
 
 def undo_record(store: ProjectSnapshots, record: Record) -> list[Outcome]:
     """Undo one turn (caller holds the lock); what happened to each path the turn changed."""
-    repo, root = store.repo, store.root
     store.settle(record)
-    outcomes: list[Outcome] = []
-    removals: list[str] = []
-    writes: list[tuple[str, Entry]] = []
-    for rel, old, new in repo.diff(record["before"], record["after"]):
-        if _current(root / rel) != new:
-            outcomes.append(Outcome("skipped", rel, CHANGED_SINCE))
-        elif old is None:
-            removals.append(rel)
-        else:
-            writes.append((rel, old))
-    keep = repo.dirs(record["before"]) if removals else set()
-    for rel in removals:
-        try:
-            os.unlink(root / rel)
-        except FileNotFoundError:
-            pass
-        except OSError as e:
-            outcomes.append(Outcome("skipped", rel, f"cannot remove it ({e.strerror})"))
-            continue
-        _prune(root, rel, keep)
-        outcomes.append(Outcome("deleted", rel, "created in that turn"))
-    blobs = repo.blobs(sorted({entry.oid for _rel, entry in writes}))
-    for rel, entry in writes:
-        if entry.oid not in blobs:
-            outcomes.append(Outcome("skipped", rel, "its old content is missing from the snapshot"))
-            continue
-        try:
-            _write(root / rel, entry, blobs[entry.oid])
-        except OSError as e:
-            outcomes.append(Outcome("skipped", rel, f"cannot restore it ({e.strerror})"))
-            continue
-        outcomes.append(Outcome("restored", rel))
-    return sorted(outcomes, key=lambda o: o.path)
+    return _Undo(store, record, compare(store.repo, record)).run()
 
 
 def undo_turns(store: ProjectSnapshots, count: int = 1) -> list[UndoReport]:
@@ -140,18 +299,3 @@ def undo_turns(store: ProjectSnapshots, count: int = 1) -> list[UndoReport]:
             store.save(records)
             reports.append(UndoReport(record, outcomes))
     return reports
-
-
-def list_lines(store: ProjectSnapshots) -> list[str]:
-    """``axon undo --list``: the turns that can be undone, newest first, numbered as ``axon undo N``."""
-    pending = [r for r in store.records() if not r.get("undone")][::-1]
-    if not pending:
-        return ["nothing to undo: no turn in this project changed files (or all were undone)"]
-    lines = []
-    for n, r in enumerate(pending, 1):
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.get("at", 0)))
-        files = ", ".join(r.get("files", [])[:5]) + (" …" if r.get("changed", 0) > 5 else "")
-        lines.append(f"{n:>3}. {when}  session {r['session']} turn {r['turn']}: {r.get('prompt', '')[:60]}")
-        lines.append(f"       {r.get('changed', 0)} file(s): {files}")
-    return lines
-
