@@ -86,13 +86,13 @@ def test_a_file_name_that_is_not_utf8_is_listed_searched_and_transcribed(lab: La
     server, run_axon, project = lab.server, lab.axon, lab.project
     (project / NAME).write_bytes(b"needle in a badly named file\n")
     server.add(tool_reply(("write_file", {"path": "ok.txt", "content": "kept\n"})),
-               tool_reply(("list_files", {}), ("search_files", {"pattern": "needle"})),
+               tool_reply(("list_files", {}), ("search_files", {"pattern": "needle"}), call_ids=["list", "search"]),
                text_reply("listed"), text_reply("continued"))
     ran = run_axon("run", "list everything", "--yes")
     assert not crashed(ran) and ran.code == 0, ran.stderr[-2500:]
     assert (project / "ok.txt").read_text() == "kept\n"
-    listing = [m["content"] for m in server.requests[2].messages if m["role"] == "tool"]
-    assert any("latin1" in text for text in listing), listing
+    results = lab.results()
+    assert "latin1" in results["list"] and "latin1" in results["search"], results
     again = run_axon("run", "--continue", "and now?")
     assert not crashed(again) and again.code == 0 and again.stdout.strip() == "continued", again.stderr[-2500:]
 
