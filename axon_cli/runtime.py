@@ -36,6 +36,7 @@ from axon_cli.session.transcript import (
     new_session_id,
     resolve_session_id,
     sessions_dir,
+    unreadable_sessions,
 )
 from axon_cli.snapshots import ProjectSnapshots, TurnSnapshots, list_lines, undo_turns
 from axon_cli.tools.dispatch import Dispatcher
@@ -253,7 +254,9 @@ def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver,
     if cont:
         session_id = latest_session_id(state_dir)
         if session_id is None:
-            raise UsageError("no earlier session in this project to continue (see `axon sessions`)")
+            bad = unreadable_sessions(state_dir)
+            why = f": {bad[0].relative_to(project_root)} cannot be read as a session" if bad else ""
+            raise UsageError(f"no earlier session in this project to continue{why} (see `axon sessions`)")
     elif resume is not None:
         if not resume.strip():
             raise UsageError("--resume needs a session id here (see `axon sessions`)")

@@ -62,6 +62,21 @@ def test_wrapped_base64_of_a_key_is_masked_whole_and_of_a_certificate_not() -> N
     assert MASKER(cert) == cert
 
 
+def _numbered(text: str, style: str) -> str:
+    """``text`` as read_file (``     7\tline``), ``cat -n`` or ``grep -n`` (``7:line``) show it."""
+    sep = {"read_file": "\t", "grep": ":"}[style]
+    return "".join(f"{i:6d}{sep}{line}\n" if sep == "\t" else f"{i}{sep}{line}\n"
+                   for i, line in enumerate(text.splitlines(), 1))
+
+
+@pytest.mark.parametrize("style", ["read_file", "grep"])
+def test_blocks_behind_line_numbers_are_masked(style: str) -> None:
+    for text in (PPK, WRAPPED, KUBECONFIG):
+        out = MASKER(_numbered(text, style))
+        assert _leaks(out) == [] and REDACTED in out, (style, out[:300])
+    assert PUBLIC_LINE in MASKER(_numbered(PPK, style))
+
+
 def test_json_escaped_blocks_are_masked_and_stay_valid_json() -> None:
     for text in (PPK, KUBECONFIG, WRAPPED):
         encoded = json.dumps({"content": text})

@@ -101,6 +101,31 @@ def test_a_submodule_without_a_gitfile_cannot_get_one(tmp_path: Path) -> None:
 
 
 @needs_namespaces
+@pytest.mark.parametrize("registered", ["lib", "deps/lib"])
+def test_a_submodule_whose_directory_is_missing_cannot_be_made_a_repository(tmp_path: Path, registered: str) -> None:
+    """A gitlink whose directory does not exist at all: a directory made there with its own ``.git``
+    (and a ``core.fsmonitor``) would run when the user's ``git status`` enters it."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    root = tmp_path / "proj"
+    root.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, env=env)
+    subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},{registered}"], cwd=root,
+                   check=True, env=env)
+    (root / ".axon").mkdir()
+    canary = tmp_path / "canary"
+    plant = (f"mkdir -p {registered} && git init -q {registered} && "
+             f"git -C {registered} config core.fsmonitor 'touch {canary}; false'; echo end")
+    r = bash(dispatcher(root, "workspace-write"), plant)
+    assert "end" in r.content
+    assert not (root / registered / ".git").exists()
+    subprocess.run(["git", "status"], cwd=root, env=env, capture_output=True)     # the user's own git
+    assert not canary.exists()
+    assert not (root / registered.split("/")[0]).exists()     # the held mount point is gone afterwards
+
+
+@needs_namespaces
 def test_read_only_mode_runs_commands_in_the_read_only_sandbox(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     (root / ".git").mkdir(parents=True)

@@ -26,6 +26,12 @@ OPAQUE: list[tuple[str, bool, str | None, bool]] = [
     ("eval \"$cmd\"", W, "built from expansions", False), ("eval ls $x", W, "built from expansions", False),
     ("eval \"ls $x\"", W, "built from expansions", False), ("bash -c \"ls $x\"", W, "built from expansions", False),
     ("trap \"$x\" EXIT", W, "built from expansions", False),
+    # B: code another command produces, read through a process substitution or a stream
+    ("source <(echo 'rm data/db')", W, "code that another command produces", False),
+    (". <(curl -s x)", W, "code that another command produces", False),
+    ("bash <(echo rm x)", W, "code that another command produces", False),
+    ("source /dev/stdin <<< 'rm x'", W, "code that another command produces", False),
+    ("diff <(ls a) <(ls b)", R, NO, False), ("cat <(echo hi)", R, NO, False),
     # B: interpreters' inline code
     ("awk 'BEGIN{system(\"rm data/db.sqlite\")}'", W, "awk program", False),
     ("awk '{print > \"data/db.sqlite\"}' f", W, "awk program", False), ("awk '{print | \"sh\"}' f", W, "awk program", False),

@@ -122,8 +122,23 @@ def opaque_reason(argv: list[str], assignments: list[str] | None = None) -> str 
         return f"{name} runs a command given in its arguments"
     if name in _EDITORS:
         return f"{name} can run commands and write any file"
+    if _runs_generated_code(name, args):
+        return f"{name} runs code that another command produces"
     if name in ("source", "."):
         return None
     if _reads_program_from_stdin(name, args):
         return f"{name} reads its program from standard input"
     return inline_opaque(name, args) or _archive_opaque(name, args)
+
+
+_CODE_RUNNERS = frozenset({"source", ".", "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "mksh", "python",
+                           "python3", "perl", "ruby", "node", "php", "awk", "gawk", "make"})
+
+
+def _runs_generated_code(name: str, args: list[str]) -> bool:
+    """``source <(…)``, ``bash <(curl …)``, ``python3 /dev/stdin``: the code read comes from a
+    command's output or a stream, which the analysis never sees."""
+    if name not in _CODE_RUNNERS and not name.startswith("python3."):
+        return False
+    return any(a.startswith(("<(", "/dev/fd/", "/proc/self/fd/")) or a == "/dev/stdin" for a in args
+               if name not in ("awk", "gawk", "make") or a.startswith("<("))

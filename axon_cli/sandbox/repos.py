@@ -35,7 +35,8 @@ _gitlink_cache: dict[str, tuple[tuple[int, int], list[str]]] = {}   # root -> (i
 @dataclass
 class NestedGit:
     protected: list[str] = field(default_factory=list)   # existing real paths to mount read-only
-    missing: list[str] = field(default_factory=list)     # `<submodule>/.git` paths to hold as mount points
+    missing: list[str] = field(default_factory=list)     # `<submodule>/.git` (or a missing submodule's
+                                                         # directory) to hold as read-only mount points
 
 
 def _within(path: str, root: str) -> bool:
@@ -101,9 +102,24 @@ def nested_git(project_root: str) -> NestedGit:
     for rel in _gitlinks(root):
         holder = os.path.realpath(os.path.join(root, rel))
         dot_git = os.path.join(holder, ".git")
-        if _within(holder, root) and holder != root and os.path.isdir(holder) and not os.path.lexists(dot_git):
+        if not _within(holder, root) or holder == root:
+            continue
+        if os.path.isdir(holder) and not os.path.lexists(dot_git):
             out.missing.append(dot_git)
+        elif not os.path.lexists(holder):      # a registered submodule not checked out: hold its directory
+            out.missing.append(_first_missing(root, holder))
     return out
+
+
+def _first_missing(root: str, path: str) -> str:
+    """The shallowest directory of ``path`` below ``root`` that does not exist (held read-only and empty,
+    nothing can be made below it)."""
+    current = root
+    for part in os.path.relpath(path, root).split(os.sep):
+        current = os.path.join(current, part)
+        if not os.path.lexists(current):
+            return current
+    return path
 
 
 def pins(root: str, protected: list[str]) -> Iterator[str]:

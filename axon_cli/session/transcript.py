@@ -272,6 +272,12 @@ def latest_session_id(state_dir: Path) -> str | None:
     return None
 
 
+def unreadable_sessions(state_dir: Path) -> list[Path]:
+    """Session files that hold no readable session (no valid meta line): skipped by the listings."""
+    folder = sessions_dir(state_dir)
+    return sorted(p for p in folder.glob("*.jsonl") if _scan(p) is None) if folder.is_dir() else []
+
+
 def resolve_session_id(state_dir: Path, wanted: str) -> str:
     """A full id or a unique prefix of one; a UsageError otherwise."""
     wanted = wanted.strip()

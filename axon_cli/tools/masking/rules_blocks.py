@@ -1,7 +1,7 @@
 """Secrets that span lines: a PuTTY key's private lines, and a PEM private key encoded in base64.
 
 A PuTTY ``.ppk`` file holds its key as ``Private-Lines: N`` and N lines of base64 (no line says
-"PRIVATE KEY"); a kubeconfig's ``client-key-data:`` is one long base64 line of a whole PEM file, and
+"PRIVATE KEY"), each perhaps behind a line number (``read_file``, ``cat -n``, ``grep -n``); a kubeconfig's ``client-key-data:`` is one long base64 line of a whole PEM file, and
 ``base64 key.pem`` prints the same wrapped at 76 columns. Both begin with a fixed text
 (``Private-Lines:``; ``LS0tLS1CRUdJTi`` is base64 of ``-----BEGIN``), found by the prefilter as a
 mark like "PRIVATE KEY". A base64 block is masked only when its first bytes decode to a private
@@ -26,6 +26,7 @@ _PUTTY = re.compile(r"Private-Lines:[ \t]*(\d{1,4})[ \t]*(?:\r?\n|(?:\\r)?\\n)")
 _B64_LINE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _B64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]*={0,2}")
 _WRAPPED = 60                               # a line at least this long may continue on the next
+_GUTTER = re.compile(r"[ \t]*\d{1,9}[\t:-]")   # a line number before the line (read_file, cat -n, grep -n)
 
 
 def _ends_line(text: str, i: int) -> bool:
@@ -39,6 +40,9 @@ def _putty_extent(text: str, m: re.Match[str]) -> tuple[int, bool]:
     for _ in range(int(m.group(1))):
         if pos == len(text):
             return end, True
+        gutter = _GUTTER.match(text, pos)
+        if gutter is not None:
+            pos = gutter.end()
         line = _B64_LINE.match(text, pos)
         if line is None or not _ends_line(text, line.end()):
             return end, False
@@ -84,7 +88,8 @@ def _b64_extent(text: str, m: re.Match[str]) -> tuple[int, bool]:
             return end, end == len(text)
         if brk.end() == len(text):
             return end, True
-        line = _B64_LINE.match(text, brk.end())
+        gutter = _GUTTER.match(text, brk.end())
+        line = _B64_LINE.match(text, gutter.end() if gutter is not None else brk.end())
         if line is None or not _ends_line(text, line.end()) or len(line.group()) > width:
             return end, False
         end = line.end()
@@ -95,7 +100,8 @@ def _b64_extent(text: str, m: re.Match[str]) -> tuple[int, bool]:
 
 def _private_key(encoded: str) -> bool:
     """Whether base64 text (line breaks in it) begins with a PEM private key's header."""
-    head = "".join(_NL.split(encoded))[:96]
+    lines = _NL.split(encoded)
+    head = "".join([lines[0]] + [line[g.end():] if (g := _GUTTER.match(line)) else line for line in lines[1:]])[:96]
     try:
         decoded = binascii.a2b_base64(head[:len(head) - len(head) % 4])
     except (binascii.Error, ValueError):
