@@ -46,7 +46,8 @@ def test_a_hook_script_the_model_rewrote_runs_inside_the_sandbox_not_outside(ser
     rewrite = f"printf 'touch {canary}; touch ran-inside\\n' > scripts/post-check.sh"
     server.add(tool_reply(("bash", {"command": "echo first"})), tool_reply(("bash", {"command": rewrite})),
                text_reply("done"))
-    r = run_axon("run", "check things")                    # headless, no --yes: the approver says no
+    r = run_axon("run", "check things", "--mode", "auto")  # the rewrite (> onto the script) runs; no --yes:
+    # the approver says no to running the changed hook outside
     assert r.code == 0, r.stderr
     assert marker.exists()                                  # unchanged, the hook ran outside as always
     assert (project / "scripts" / "post-check.sh").read_text().startswith(f"touch {canary};")   # rewritten
