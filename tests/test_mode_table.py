@@ -1,7 +1,7 @@
-"""README's mode table is the policy's own answer: rendered here from ``decide`` and compared.
+"""The mode table in docs/permissions.md is the policy's own answer: rendered from ``decide``, compared.
 
 Each row is a kind of call with an example; each column a mode of the ladder. The project is real
-(files on disk), the sandbox and a snapshot are on, ``data/`` is git-ignored. When README and the
+(files on disk), the sandbox and a snapshot are on, ``data/`` is git-ignored. When the doc and the
 policy disagree the test fails and prints the table the policy gives.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from axon_cli.permissions.modes import MODES
 from tests.test_mode_ladder import containment, make_project, verdicts
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "permissions.md"
 START, END = "<!-- mode-table: rendered by tests/test_mode_table.py -->", "<!-- /mode-table -->"
 WORD = {"A": "runs", "Q": "asks", "D": "denied"}
 # kind of call, tool, category, input, read-only (as the tool's spec says)
@@ -45,10 +45,10 @@ def render(root: Path, home: Path) -> str:
     return "\n".join(lines)
 
 
-def test_readme_mode_table_is_the_policy(tmp_path: Path) -> None:
+def test_the_documented_mode_table_is_the_policy(tmp_path: Path) -> None:
     (tmp_path / "home").mkdir()
     expected = render(make_project(tmp_path / "proj"), tmp_path / "home")
-    text = README.read_text(encoding="utf-8")
-    assert START in text and END in text, "README lacks the mode table markers"
+    text = DOC.read_text(encoding="utf-8")
+    assert START in text and END in text, "docs/permissions.md lacks the mode table markers"
     shown = text.split(START, 1)[1].split(END, 1)[0].strip()
-    assert shown == expected, "README's mode table disagrees with the policy; the policy says:\n" + expected
+    assert shown == expected, "docs/permissions.md's mode table disagrees with the policy; the policy says:\n" + expected

@@ -8,7 +8,8 @@ Each run: a fresh fixture project in a temp dir (git repo), ``.axon/config.toml`
 ``OPENAI_BASE_URL``/``AXON_MODEL`` and a throwaway HOME and XDG dirs, killed (its process group) after
 ``--timeout`` seconds. The checker judges the project's files and the JSON ``result``.
 No ``--trust``: the keys written (tool_protocol, temperature, max_tokens, context_window) are not
-widening (README "Trust"), so they apply in an untrusted folder, as for a user following the README.
+widening (docs/permissions.md, "Trust"), so they apply in an untrusted folder, as for a user
+following the docs.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ CONFIGS = ("none", "text", "auto", "native")
 
 
 def config_toml(config: str, context_window: int) -> str | None:
-    """The project's .axon/config.toml for a config: the README's local-model recipe with that protocol."""
+    """The project's .axon/config.toml for a config: the recipe of docs/local-models.md with that protocol."""
     if config == "none":
         return None
     return (f'tool_protocol = "{config}"\ntemperature = 0.2\nmax_tokens = 1024\n'
