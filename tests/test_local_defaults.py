@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from axon_cli.config import Settings, load_settings
-from axon_cli.core.local_defaults import (
+from axon_cli.model.local_defaults import (
     LOCAL_SOURCE,
     apply_local_defaults,
     is_local_endpoint,

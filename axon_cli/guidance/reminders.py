@@ -30,9 +30,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from axon_cli.core.nudges import TEXT_HINT, Nudger
-from axon_cli.core.repeats import read_only_call
-from axon_cli.core.targets import (
+from axon_cli.guidance.nudges import TEXT_HINT, Nudger
+from axon_cli.guidance.repeats import read_only_call
+from axon_cli.guidance.targets import (
     ATTACHED,
     CHANGE_TASK,
     DELETE_VERBS,
@@ -41,7 +41,7 @@ from axon_cli.core.targets import (
     file_mentions,
     is_change_task,
 )
-from axon_cli.core.values import COUNTING, Seen, unseen_values
+from axon_cli.guidance.values import COUNTING, Seen, unseen_values
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry

@@ -9,7 +9,7 @@ succeeded in between, the call is not run again and the model reads ``ALREADY_HA
 Which calls are read-only is the tool's own fact for its input (``bash("ls")`` is, ``bash("rm x")``
 is not): a successful call that may change something starts every other call's count afresh, its
 own included only when it differs. A call that failed is never counted (the loop guard in
-``core/agent.py`` counts failures).
+``loop/agent.py`` counts failures).
 """
 
 from __future__ import annotations

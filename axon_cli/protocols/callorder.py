@@ -11,7 +11,7 @@ held back: this applies to text calls only.
 
 from __future__ import annotations
 
-from axon_cli.core.repeats import read_only_call
+from axon_cli.guidance.repeats import read_only_call
 from axon_cli.tools.dispatch import ToolCall
 from axon_cli.tools.registry import ToolRegistry
 

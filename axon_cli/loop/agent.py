@@ -14,13 +14,13 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
-from axon_cli.core import debuglog
-from axon_cli.core.callbacks import AgentCallbacks, TurnHooks
-from axon_cli.core.llm import AssistantTurn, LLMClient
-from axon_cli.core.nudges import EMPTY_GAVE_UP
-from axon_cli.core.reminders import Guidance
-from axon_cli.core.repeats import RepeatGuard, call_key
-from axon_cli.core.turns import RunResult, with_context
+from axon_cli.model import debuglog
+from axon_cli.loop.callbacks import AgentCallbacks, TurnHooks
+from axon_cli.model.llm import AssistantTurn, LLMClient
+from axon_cli.guidance.nudges import EMPTY_GAVE_UP
+from axon_cli.guidance.reminders import Guidance
+from axon_cli.guidance.repeats import RepeatGuard, call_key
+from axon_cli.model.turns import RunResult, with_context
 from axon_cli.errors import AxonError, ContextTooLong
 from axon_cli.events import (
     AssistantDelta,
