@@ -8,8 +8,8 @@ import json
 import pytest
 
 from axon_cli.config import Settings
-from axon_cli.model.llm import AssistantTurn
 from axon_cli.guidance.nudges import EMPTY_NUDGE, TEXT_HINT, Nudger
+from axon_cli.model.llm import AssistantTurn
 from axon_cli.protocols.builtin import (
     COMPACT_CORE,
     AutoProtocol,

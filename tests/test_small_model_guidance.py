@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from axon_cli.config import Settings
-from axon_cli.model.llm import AssistantTurn
 from axon_cli.guidance.nudges import NATIVE_HINT, TEXT_HINT, Nudger
+from axon_cli.model.llm import AssistantTurn
 from axon_cli.protocols.builtin import ALREADY_DONE, FIX_STEP, NEXT_STEP, SAVED, AutoProtocol, TextProtocol
 from axon_cli.protocols.textcalls import parse_text_calls
 from axon_cli.tools.dispatch import CallResult

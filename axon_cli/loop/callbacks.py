@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from axon_cli.loop.results import RunResult
     from axon_cli.model.llm import LLMClient
-    from axon_cli.model.turns import RunResult
     from axon_cli.tools.registry import ToolRegistry
 
 __all__ = ["AgentCallbacks", "TurnHooks", "PromptVerdict", "Loop"]

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from axon_cli.config import KEYLESS_HINT, Settings, endpoint_needs_key
+from axon_cli.errors import ConfigError, ContextTooLong, LLMError
+from axon_cli.events import EventSink, Notice, Retrying
 from axon_cli.model.llm_http import (
     api_message,
     cause,
@@ -30,8 +32,6 @@ from axon_cli.model.llm_http import (
     retry_after,
 )
 from axon_cli.model.turns import AssistantTurn, SessionUsage
-from axon_cli.errors import ConfigError, ContextTooLong, LLMError
-from axon_cli.events import EventSink, Notice, Retrying
 from axon_cli.tools.dispatch import ToolCall
 
 __all__ = ["LLMClient", "AssistantTurn", "SessionUsage", "OPTIONAL_PARAMS"]
