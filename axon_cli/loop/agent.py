@@ -3,7 +3,10 @@
 Control flow: ``run`` appends the user's task, then steps until the model answers without tool
 calls (final), ``max_turns`` requests were made, the user interrupts, or the endpoint fails.
 Every tool_call_id gets exactly one answer, whatever happens. The user's hooks (``TurnHooks``) may
-block a prompt or add context to it, and may send the agent back to work instead of stopping.
+block a prompt or add context to it, and may send the agent back to work instead of stopping. The
+answer guidance for small models (``guide.TurnGuide``, off unless the ``guidance`` setting is on for
+this endpoint and model) may send a reply back with a reminder, or answer an idle repeat instead of
+running it.
 """
 
 from __future__ import annotations
