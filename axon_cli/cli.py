@@ -174,7 +174,7 @@ def tools(model: Optional[str] = MODEL) -> None:
 def config_cmd(model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE) -> None:
     """Print the effective settings and where each value came from."""
     def body() -> None:
-        from axon_cli.core.local_defaults import apply_local_defaults
+        from axon_cli.model.local_defaults import apply_local_defaults
         from axon_cli.trust.report import waiting_lines
         from axon_cli.trust.widening import CONFIG
 

@@ -92,6 +92,8 @@ class Settings(BaseModel):
     tool_protocol: Literal["native", "text", "auto"] = Field(
         "auto", description="auto = native calls, plus well-formed text calls in a reply without native ones")
     prompt_profile: Literal["default", "compact"] = "default"
+    guidance: Literal["auto", "on", "off"] = Field(
+        "auto", description="answer guidance for small models; auto = on for local endpoints and small models")
     context_window: int = Field(128_000, gt=1000, description="the model's context window in tokens")
     compact_at: float = Field(0.8, gt=0.1, lt=1.0, description="share of context_window that triggers compaction")
     bash_timeout: float = Field(120.0, gt=0, le=600, description="default bash timeout, seconds")

@@ -11,17 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.config import LoadedSettings, Settings
-from axon_cli.core.agent import Agent
-from axon_cli.core.llm import LLMClient
-from axon_cli.core.local_defaults import start_local_defaults
-from axon_cli.core.protocol import configure as configure_protocol
-from axon_cli.core.protocol import system_block
 from axon_cli.errors import UsageError
 from axon_cli.events import Approver, Event, EventSink, Notice
 from axon_cli.extend.subagent import SessionParts
 from axon_cli.extend.wiring import Extensions, add_task_tool, load_extensions
+from axon_cli.loop.agent import Agent
+from axon_cli.model.llm import LLMClient
+from axon_cli.model.local_defaults import start_local_defaults
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.permissions.decision_context import Containment
+from axon_cli.protocols.builtin import configure as configure_protocol
+from axon_cli.protocols.builtin import system_block
 from axon_cli.sandbox import SandboxStatus, sandboxed_specs
 from axon_cli.sandbox import resolve as resolve_sandbox
 from axon_cli.session.callbacks import SessionCallbacks

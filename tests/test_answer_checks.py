@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from axon_cli.config import Settings
-from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT
-from axon_cli.core.reminders import NO_ANSWER, AnswerChecks, file_mentions
-from axon_cli.core.repeats import ALREADY_HAVE, MAX_REFUSALS, RepeatGuard
-from axon_cli.core.textcalls import parse_text_calls
+from axon_cli.guidance.nudges import NATIVE_HINT, TEXT_HINT
+from axon_cli.guidance.reminders import NO_ANSWER, AnswerChecks, file_mentions
+from axon_cli.guidance.repeats import ALREADY_HAVE, MAX_REFUSALS, RepeatGuard
+from axon_cli.protocols.textcalls import parse_text_calls
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

@@ -1,4 +1,4 @@
-"""The *unseen value* answer check (core/values.py): a question answered with a value no tool result
+"""The *unseen value* answer check (guidance/values.py): a question answered with a value no tool result
 of the turn shows is asked once to check it; counts, conversation and grounded answers never are."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from axon_cli.config import Settings
-from axon_cli.core.nudges import NATIVE_HINT
-from axon_cli.core.reminders import AnswerChecks
+from axon_cli.guidance.nudges import NATIVE_HINT
+from axon_cli.guidance.reminders import AnswerChecks
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

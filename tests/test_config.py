@@ -105,7 +105,7 @@ def test_help_does_not_import_heavy_modules():
 
     code = ("import sys; sys.argv=['axon','--help']\n"
             "try:\n    from axon_cli.cli import main; main()\nexcept SystemExit: pass\n"
-            "heavy=[m for m in ('openai','rich.live','prompt_toolkit','bashlex','axon_cli.core.agent','pydantic') "
+            "heavy=[m for m in ('openai','rich.live','prompt_toolkit','bashlex','axon_cli.loop.agent','pydantic') "
             "if m in sys.modules]\nprint('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
     assert "HEAVY []" in out, out

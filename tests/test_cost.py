@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from axon_cli.config import Price, Settings, load_settings
-from axon_cli.core.llm import SessionUsage
 from axon_cli.events import AutoApprover, Event, Usage
+from axon_cli.model.llm import SessionUsage
 from axon_cli.runtime import open_session
 from axon_cli.session.cost import CostMeter, price_for
 from tests.conftest import TEST_KEY

@@ -12,9 +12,9 @@ import pytest
 from pydantic import BaseModel
 
 from axon_cli.config import Settings
-from axon_cli.core.agent import Agent
-from axon_cli.core.llm import LLMClient
 from axon_cli.events import Event
+from axon_cli.loop.agent import Agent
+from axon_cli.model.llm import LLMClient
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext, ToolError, ToolSpec

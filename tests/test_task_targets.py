@@ -1,5 +1,5 @@
 """The *not in the files* answer check: a change task's named files are asked whether the change
-happened (core/targets.py), in-process. The scripted end-to-end run is in test_grounding_e2e.py."""
+happened (guidance/targets.py), in-process. The scripted end-to-end run is in test_grounding_e2e.py."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from axon_cli.config import Settings
-from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT
-from axon_cli.core.reminders import AnswerChecks
-from axon_cli.core.targets import TaskTargets
-from axon_cli.core.textcalls import parse_text_calls
+from axon_cli.guidance.nudges import NATIVE_HINT, TEXT_HINT
+from axon_cli.guidance.reminders import AnswerChecks
+from axon_cli.guidance.targets import TaskTargets
+from axon_cli.protocols.textcalls import parse_text_calls
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

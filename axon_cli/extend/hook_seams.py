@@ -19,9 +19,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from axon_cli.core.callbacks import PromptVerdict
 from axon_cli.events import EventSink, Notice
 from axon_cli.extend.hook_runner import HookReply, HookResult, HookRunner
+from axon_cli.loop.callbacks import PromptVerdict
 from axon_cli.tools.masking import mask
 from axon_cli.tools.tool_hooks import HookVerdict
 

@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.config import Settings
-from axon_cli.core.agent import Agent
-from axon_cli.core.callbacks import AgentCallbacks, Loop
-from axon_cli.core.llm import LLMClient
-from axon_cli.core.protocol import make_protocol, system_block
-from axon_cli.core.turns import RunResult
 from axon_cli.events import ApprovalAnswer, ApprovalRequest, Approver, EventSink
 from axon_cli.extend.agents import AgentDefinition
 from axon_cli.extend.subagent_progress import ProgressSink
+from axon_cli.loop.agent import Agent
+from axon_cli.loop.callbacks import AgentCallbacks, Loop
+from axon_cli.loop.results import RunResult
+from axon_cli.model.llm import LLMClient
 from axon_cli.permissions.base import PermissionPolicy
+from axon_cli.protocols.builtin import make_protocol, system_block
 from axon_cli.session.context import PromptContext, build_project_context, build_system_prompt, load_template
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry

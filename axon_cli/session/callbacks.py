@@ -11,9 +11,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from axon_cli.core.callbacks import AgentCallbacks, Loop
-from axon_cli.core.turns import RunResult
 from axon_cli.events import EventSink, Notice
+from axon_cli.loop.callbacks import AgentCallbacks, Loop
+from axon_cli.loop.results import RunResult
 from axon_cli.session.compaction import CompactionResult, Compactor
 from axon_cli.session.cost import CostMeter
 from axon_cli.session.transcript import Transcript

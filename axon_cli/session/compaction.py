@@ -40,7 +40,7 @@ from axon_cli.session.compaction_text import (
 )
 
 if TYPE_CHECKING:
-    from axon_cli.core.callbacks import Loop
+    from axon_cli.loop.callbacks import Loop
 
 __all__ = ["Compactor", "CompactionResult", "elide", "split_point", "drop_oldest", "MAX_SUMMARY_ATTEMPTS"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from axon_cli.config import Price, Settings
-from axon_cli.core.llm import SessionUsage
+from axon_cli.model.llm import SessionUsage
 
 __all__ = ["price_for", "CostMeter", "format_usd", "format_tokens"]
 

@@ -4,7 +4,7 @@
 holds a rendering made under the same conditions (``helpcache.py``), else typer renders it and
 the cache keeps a copy; ``axon run`` / ``axon chat`` start importing the openai SDK on a
 background thread (``preload.py``) before the CLI is even imported; ``axon run`` also pauses the
-garbage collector during start-up (``axon_cli/core/gcpause.py``) and skips the interpreter's teardown
+garbage collector during start-up (``axon_cli/model/gcpause.py``) and skips the interpreter's teardown
 once everything is flushed (``finish.py``). Everything else is ``axon_cli.cli.main``.
 """
 
@@ -42,7 +42,7 @@ def main() -> None:
 def _run_main(argv: list[str]) -> None:
     """``axon run``: no garbage collection until the first request (``gcpause.py``), no teardown
     after the end (``finish.py``)."""
-    from axon_cli.core import gcpause
+    from axon_cli.model import gcpause
     from axon_cli.startup import finish, preload
 
     gcpause.pause()

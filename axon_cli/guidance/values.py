@@ -1,9 +1,9 @@
 """Values in an answer that no tool result of the turn shows.
 
-Asked "What is timeout_ms set to in service/settings.ini?", a 1.5B model ran a `grep | awk` that
-printed only "=" signs and answered "120"; the file says 7341. An answer to a question that states a
-value — a number such as ``120`` or ``0.4.2`` (one digit alone is prose), or a quoted string — is checked against what the
-turn's tool results (and the question itself) contain. When none of its values appears there, the
+Asked for the value of a setting in a config file, a 1.5B model ran a ``grep | awk`` that printed
+only "=" signs and answered with a number the file does not hold. An answer to a question that
+states a value — a number such as ``120`` or ``0.4.2`` (one digit alone is prose), or a quoted
+string — is checked against what the turn's tool results (and the question itself) contain. When none of its values appears there, the
 model is asked once to answer from the results or to look again. Counting questions ("how many …")
 are not checked: a count is computed, not read.
 """

@@ -1,7 +1,7 @@
 """A change a small model writes after a read in the same text reply waits until it has seen the read.
 
-A 1.5B model writes ``read_file("config/db.toml")`` and, in the same reply,
-``edit_file("dbname.txt", new_string="{{db_name}}")``: the change was composed before the read's
+A 1.5B model writes ``read_file("settings.toml")`` and, in the same reply,
+``write_file("out.txt", content="{{name}}")``: the change was composed before the read's
 result existed, so it holds a guess or a placeholder. In a reply of text calls, a call that may
 change something and comes after a read-only call is not run; the model reads ``HELD`` in its place
 and makes the call again once the result is in front of it. Calls before the first read (write a
@@ -11,7 +11,7 @@ held back: this applies to text calls only.
 
 from __future__ import annotations
 
-from axon_cli.core.repeats import read_only_call
+from axon_cli.protocols.callfacts import read_only_call
 from axon_cli.tools.dispatch import ToolCall
 from axon_cli.tools.registry import ToolRegistry
 

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from axon_cli.core.callshapes import call_shape, leading_calls, whole_reply_calls
+from axon_cli.protocols.callshapes import call_shape, leading_calls, whole_reply_calls
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.suggest import unknown_tool_message
 

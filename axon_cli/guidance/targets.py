@@ -1,16 +1,16 @@
 """What a change task names, checked against the files themselves.
 
-A sentence of the task that asks for a change (``CHANGE_TASK``: "Delete old_notes.txt",
-"In server.cfg, change the port …", "… and write the name into a new file dbname.txt") and names
-paths in the project: when the turn starts, each named path's state is noted (whether it exists,
-its size and mtime). When the model answers, the files say whether the change happened:
+A sentence of the task that asks for a change (``CHANGE_TASK``: "Delete notes.old", "In a.cfg,
+change the limit …", "… and write the result into a new file out.txt") and names paths in the
+project: when the turn starts, each named path's state is noted (whether it exists, its size and
+mtime). When the model answers, the files say whether the change happened:
 
 - *delete*, *remove*: every named path that existed is expected to be gone;
 - any other verb: at least one named path is expected to be new or different; a sentence that
-  names no path ("… a bad value in app.ini; fix that value") refers to the file named last before it.
+  names no path ("… a bad value in b.conf; fix that value") refers to the file named last before it.
 
 So an answer after emptying a file it was asked to delete, or after changing something else than
-the file it was asked to change, is sent back with the fact ("old_notes.txt still exists"), not
+the file it was asked to change, is sent back with the fact ("notes.old still exists"), not
 with a guess about the model's words. Paths outside the project and sensitive files are never
 looked at; a sentence that names no path is not checked.
 """
@@ -23,27 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from axon_cli.permissions.paths import sensitive_reason
+from axon_cli.protocols.taskkind import CHANGE_TASK
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["Target", "TaskTargets", "CHANGE_TASK", "QUESTION", "DELETE_VERBS", "SENTENCE_END", "file_mentions",
-           "is_change_task"]
+__all__ = ["Target", "TaskTargets", "DELETE_VERBS", "SENTENCE_END", "file_mentions"]
 
 DELETE_VERBS = frozenset({"delete", "remove"})
 SENTENCE_END = re.compile(r"(?<=[.;!?])\s+|\n+")
-
-CHANGE_TASK = re.compile(    # a clause of the task that asks for a change: "Delete x", "…; fix that value"
-    r"(?:^|[.;:!,]\s+|\b(?:and|then)\s+)(?:please\s+)?(delete|remove|create|add|change|set|fix|write|rename|"
-    r"replace|update|edit|append|insert|move|bump|implement|refactor)\b", re.I | re.M)
-QUESTION = re.compile(r"^(?:how|what|why|which|who|when|where|can|could|should|would|is|are|do|does|explain)\b"
-                      r"|\?$", re.I)
-ATTACHED = "\n\nAttached files:\n"     # what session/attach.py puts before the files a message attaches
-
-
-def is_change_task(task: str) -> bool:
-    """The user asks for a change (a clause opening with delete, create, fix …), not a question."""
-    asked = task.partition(ATTACHED)[0].strip()
-    return bool(CHANGE_TASK.search(asked)) and not QUESTION.search(asked)
-
 
 _TOKEN = re.compile(r"`([^`\s]+)`|([\w./-]+)")
 _KNOWN = {"Makefile", "Dockerfile", "Gemfile", "Rakefile", "Procfile", "Justfile", "Vagrantfile"}
@@ -99,7 +85,7 @@ class TaskTargets:
             after = file_mentions(sentence[wanted.start():])      # the verb's object first
             names = after + [n for n in file_mentions(sentence) if n not in after]
             paths = {name: _state(path) for name in names if (path := self._inside(name)) is not None}
-            if not paths and verb not in DELETE_VERBS:   # "It reports a bad value in app.ini; fix that value."
+            if not paths and verb not in DELETE_VERBS:   # "It reports a bad value in b.conf; fix that value."
                 paths = self._file_before(sentences[:i])
             if paths:
                 self.targets.append(Target(verb, paths))
@@ -124,8 +110,8 @@ class TaskTargets:
         return None if sensitive_reason(self.ctx.relative(path)) else path
 
     def unmet(self) -> tuple[str, str, str] | None:
-        """The first change the files do not show: (fact, verb, path), e.g. ("old_notes.txt still
-        exists", "delete", "old_notes.txt"); None when every sentence's change is there."""
+        """The first change the files do not show: (fact, verb, path), e.g. ("notes.old still
+        exists", "delete", "notes.old"); None when every sentence's change is there."""
         for target in self.targets:
             now = {name: _state(self.ctx.resolve(name)) for name in target.paths}
             if target.verb in DELETE_VERBS:

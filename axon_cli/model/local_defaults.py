@@ -18,16 +18,15 @@ the source of each value, and the ones set here say where they came from.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import threading
 import urllib.request
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlparse
 
 from axon_cli.config import LoadedSettings
+from axon_cli.model.endpoints import is_local_endpoint
 
 __all__ = ["is_local_endpoint", "apply_local_defaults", "start_local_defaults", "probe_context_window", "LOCAL_DEFAULTS",
            "PROBE_TIMEOUT", "LOCAL_SOURCE", "SERVER_SOURCE"]
@@ -37,24 +36,9 @@ LOCAL_DEFAULTS: dict[str, Any] = {"temperature": 0.2, "max_tokens": 1024}
 PROBE_TIMEOUT = 2.0      # seconds per request to the server
 LOCAL_SOURCE = "local endpoint default"
 SERVER_SOURCE = "the local server ({})"
-_PRIVATE = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
 _MODEL_KEYS = ("max_model_len", "context_length", "context_window", "n_ctx")
 
 Probe = Callable[[str, str | None, str], tuple[int, str] | None]
-
-
-def is_local_endpoint(base_url: str | None) -> bool:
-    """Whether ``base_url`` is on this machine or a private network."""
-    if not base_url:
-        return False
-    host = (urlparse(base_url).hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return ip.is_loopback or (ip.version == 4 and any(ip in net for net in _PRIVATE))
 
 
 def apply_local_defaults(loaded: LoadedSettings, probe: Probe | None = None) -> list[str]:

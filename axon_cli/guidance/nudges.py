@@ -2,8 +2,8 @@
 a reply without tool calls that shows a command or says "let me run…" gets one reminder of how to
 call tools, with the call it meant written out in the protocol's own form: the command from its
 ```bash block, a read_file of a project file it names and has not read, or a skeleton of the tool
-it names. A genuine final answer is never nagged twice, and
-prose alone is never nagged.
+it names. A genuine final answer is never nagged twice, and prose alone is never nagged. The
+wording is in ``prompts/guidance_nudges.md``; the protocol's call hint comes from ``protocols``.
 """
 
 from __future__ import annotations
@@ -12,21 +12,19 @@ import json
 import re
 from typing import Any
 
+from axon_cli.prompts import load_sections
+from axon_cli.protocols.interface import NATIVE_HINT, TEXT_HINT
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["Nudger", "NATIVE_HINT", "TEXT_HINT", "EMPTY_NUDGE", "EMPTY_GAVE_UP", "REMINDER", "REMINDER_CALL"]
+__all__ = ["Nudger", "NATIVE_HINT", "TEXT_HINT", "EMPTY_NUDGE", "EMPTY_GAVE_UP", "REMINDER", "REMINDER_CALL", "EXAMPLE"]
 
-NATIVE_HINT = "call one of your tools (function calling) instead of describing the step or showing a command"
-TEXT_HINT = ('write a <tool_call>{"name": "TOOL", "arguments": {...}}</tool_call> block instead of '
-             "describing the step or showing a command")
-EMPTY_NUDGE = "Your last reply was empty. Continue the task: call a tool, or give your final answer."
-EMPTY_GAVE_UP = "the model sent an empty reply twice in a row (once after a nudge); stopped"
-REMINDER = ("Now do it: {hint}.{example} (Your last reply only described the step, so nothing has run yet. "
-            "If the task is truly complete, give your final answer instead.)")
-REMINDER_CALL = ("Now do it: reply with only this call, corrected if needed:{example}(Your last reply only "
-                 "described the step, so nothing has run yet. If the task is truly complete, give your final "
-                 "answer instead.)")
+_TEXT = load_sections("guidance_nudges.md")
+EMPTY_NUDGE = _TEXT["empty"]
+EMPTY_GAVE_UP = _TEXT["empty-gave-up"]
+REMINDER = _TEXT["reminder"]
+REMINDER_CALL = _TEXT["reminder-call"]
+EXAMPLE = _TEXT["example"]
 
 
 class Nudger:
@@ -95,7 +93,7 @@ class Nudger:
         if self.hint == TEXT_HINT:
             body = json.dumps({"name": name, "arguments": args})
             return f"\n<tool_call>\n{body}\n</tool_call>\n"
-        return f" For example, call {name} with {json.dumps(args)}."
+        return " " + EXAMPLE.format(name=name, args=json.dumps(args))
 
     def _meant_call(self, content: str) -> tuple[str, dict[str, Any]] | None:
         """The first command of a shell block (as a bash call); else a read_file of the first project

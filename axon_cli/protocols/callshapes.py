@@ -7,7 +7,7 @@ also after a reasoning model's ``<think>…</think>`` block.
 An object has the call shape when it holds a string ``name`` and an object ``arguments`` (or
 ``parameters``) and nothing else but ``type``/``id``. Only a reply whose every JSON value has that
 shape counts; a package.json or an explanation with a JSON example never does. A value JSON cannot
-read may be a Python-style literal (``core/pyliteral.py``): the same shape rules apply to it.
+read may be a Python-style literal (``pyliteral.py``): the same shape rules apply to it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from axon_cli.core.pyliteral import python_literal
+from axon_cli.protocols.pyliteral import python_literal
 
 __all__ = ["whole_reply_calls", "leading_calls", "call_shape"]
 

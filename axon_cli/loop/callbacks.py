@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from axon_cli.core.llm import LLMClient
-    from axon_cli.core.turns import RunResult
+    from axon_cli.loop.results import RunResult
+    from axon_cli.model.llm import LLMClient
     from axon_cli.tools.registry import ToolRegistry
 
 __all__ = ["AgentCallbacks", "TurnHooks", "PromptVerdict", "Loop"]
 
 
 class Loop(Protocol):
-    """What the session's callbacks see of the agent loop (``core/agent.Agent`` is one)."""
+    """What the session's callbacks see of the agent loop (``loop/agent.Agent`` is one)."""
 
     llm: LLMClient
     registry: ToolRegistry

@@ -26,16 +26,15 @@ import logging
 from typing import Any
 
 from axon_cli.config import Settings
-from axon_cli.core.agent import NativeProtocol, ToolProtocol
-from axon_cli.core.callorder import hold_blind_changes
-from axon_cli.core.debuglog import shown
-from axon_cli.core.llm import AssistantTurn, LLMClient
-from axon_cli.core.nudges import NATIVE_HINT, TEXT_HINT
-from axon_cli.core.repeats import call_key
-from axon_cli.core.targets import is_change_task
-from axon_cli.core.textcalls import parse_text_calls
-from axon_cli.core.toolprompt import auto_block, compact_tool, family_for, later_tools, tools_block
 from axon_cli.events import EventSink, Notice
+from axon_cli.model.debuglog import shown
+from axon_cli.model.llm import AssistantTurn, LLMClient
+from axon_cli.protocols.callfacts import call_key
+from axon_cli.protocols.callorder import hold_blind_changes
+from axon_cli.protocols.interface import NATIVE_HINT, TEXT_HINT, NativeProtocol, ToolProtocol
+from axon_cli.protocols.taskkind import is_change_task
+from axon_cli.protocols.textcalls import parse_text_calls
+from axon_cli.protocols.toolprompt import auto_block, compact_tool, family_for, later_tools, tools_block
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 

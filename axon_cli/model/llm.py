@@ -19,7 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 from axon_cli.config import KEYLESS_HINT, Settings, endpoint_needs_key
-from axon_cli.core.llm_http import (
+from axon_cli.errors import ConfigError, ContextTooLong, LLMError
+from axon_cli.events import EventSink, Notice, Retrying
+from axon_cli.model.llm_http import (
     api_message,
     cause,
     dropped_connection,
@@ -29,9 +31,7 @@ from axon_cli.core.llm_http import (
     names_streaming,
     retry_after,
 )
-from axon_cli.core.turns import AssistantTurn, SessionUsage
-from axon_cli.errors import ConfigError, ContextTooLong, LLMError
-from axon_cli.events import EventSink, Notice, Retrying
+from axon_cli.model.turns import AssistantTurn, SessionUsage
 from axon_cli.tools.dispatch import ToolCall
 
 __all__ = ["LLMClient", "AssistantTurn", "SessionUsage", "OPTIONAL_PARAMS"]
@@ -81,7 +81,7 @@ class LLMClient:
 
             self._client = openai.OpenAI(api_key=key, base_url=s.base_url or None,
                                          timeout=s.request_timeout, max_retries=0)
-            from axon_cli.core import gcpause
+            from axon_cli.model import gcpause
 
             gcpause.resume()      # start-up is over (``axon run`` paused the collector until now)
         return self._client

@@ -9,7 +9,7 @@ import json
 import logging
 from typing import Any
 
-from axon_cli.core.turns import AssistantTurn
+from axon_cli.model.turns import AssistantTurn
 from axon_cli.tools.masking import mask
 from axon_cli.tools.registry import ToolRegistry
 

@@ -3,31 +3,30 @@
 Small models re-read the same file or re-run the same ``ls`` turn after turn, or write the same
 content to the same file again and again. The first two runs of an identical call go through (a
 re-check can be sensible); from the third, while no other call that may change something has
-succeeded in between, the call is not run again and the model reads ``ALREADY_HAVE`` instead. After ``MAX_REFUSALS`` such refusals in one user turn the run stops
-(``STOPPED``), as an error: the model is not making progress.
+succeeded in between, the call is not run again and the model reads ``ALREADY_HAVE`` instead.
+After ``MAX_REFUSALS`` such refusals in one user turn the run stops (``STOPPED``), as an error: the
+model is not making progress. The wording is in ``prompts/guidance_repeats.md``.
 
 Which calls are read-only is the tool's own fact for its input (``bash("ls")`` is, ``bash("rm x")``
 is not): a successful call that may change something starts every other call's count afresh, its
 own included only when it differs. A call that failed is never counted (the loop guard in
-``core/agent.py`` counts failures).
+``loop/agent.py`` counts failures).
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
+from axon_cli.prompts import load_sections
+from axon_cli.protocols.callfacts import call_key, read_only_call
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 
-__all__ = ["RepeatGuard", "read_only_call", "call_key", "ALREADY_HAVE", "STOPPED", "MAX_RUNS", "MAX_REFUSALS"]
+__all__ = ["RepeatGuard", "ALREADY_HAVE", "STOPPED", "MAX_RUNS", "MAX_REFUSALS"]
 
 MAX_RUNS = 2            # identical runs allowed while nothing else changes; the next is refused
 MAX_REFUSALS = 3        # refusals in one user turn before the run stops
-ALREADY_HAVE = ("You already have this result (above): this exact {name} call already ran {n} times and "
-                "nothing has changed since, so it was not run again. Take the next step.")
-STOPPED = ("stopped: the model kept repeating the same calls without making progress "
-           "({n} repeats refused)")
+_TEXT = load_sections("guidance_repeats.md")
+ALREADY_HAVE = _TEXT["already-have"]
+STOPPED = _TEXT["stopped"]
 
 
 class RepeatGuard:
@@ -72,24 +71,3 @@ class RepeatGuard:
     def read_only(self, call: ToolCall) -> bool:
         return read_only_call(self.registry, call)
 
-
-def read_only_call(registry: ToolRegistry, call: ToolCall) -> bool:
-    """Whether the tool says this call, with its arguments, only reads; False when it cannot be told
-    (unknown tool, bad arguments)."""
-    spec = registry.get(call.name)
-    if spec is None:
-        return False
-    try:
-        args: Any = json.loads(call.arguments) if call.arguments.strip() else {}
-        return bool(spec.is_read_only(spec.input_model.model_validate(args)))
-    except Exception:
-        return False
-
-
-def call_key(call: ToolCall) -> str:
-    """The call's name and arguments, the arguments in a canonical form."""
-    try:
-        args = json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
-    except ValueError:
-        args = call.arguments
-    return f"{call.name}:{args}"

@@ -20,7 +20,8 @@ Seven checks, each at most once per turn, on an answer that has no tool calls:
 - *no answer*: the whole answer is "The task is complete." — say what the result is.
 
 Plain conversation ("hi", "what is a monad") and honest answers after real successful calls are
-never reminded. The wording is generic: no check knows about any particular task.
+never reminded. The wording is generic (``prompts/guidance_reminders.md``): no check knows about
+any particular task.
 """
 
 from __future__ import annotations
@@ -30,43 +31,31 @@ import re
 from pathlib import Path
 from typing import Any
 
-from axon_cli.core.nudges import TEXT_HINT, Nudger
-from axon_cli.core.repeats import read_only_call
-from axon_cli.core.targets import (
-    ATTACHED,
-    CHANGE_TASK,
-    DELETE_VERBS,
-    QUESTION,
-    TaskTargets,
-    file_mentions,
-    is_change_task,
-)
-from axon_cli.core.values import COUNTING, Seen, unseen_values
+from axon_cli.guidance.targets import DELETE_VERBS, TaskTargets, file_mentions
+from axon_cli.guidance.values import COUNTING, Seen, unseen_values
 from axon_cli.permissions.paths import sensitive_reason
+from axon_cli.prompts import load_sections
+from axon_cli.protocols.callfacts import read_only_call
+from axon_cli.protocols.interface import TEXT_HINT
+from axon_cli.protocols.taskkind import ATTACHED, CHANGE_TASK, QUESTION, is_change_task
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["AnswerChecks", "Guidance", "ATTACHED", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
+__all__ = ["AnswerChecks", "ATTACHED", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
            "HANDED_OVER", "UNFINISHED", "NOT_THERE", "UNSEEN", "NO_ANSWER", "CLAIM_MINE", "CLAIM_DONE", "CHANGE_TASK"]
 
 
-GROUND = ("Look before you answer: nothing in this project has been read yet in this turn, and the task "
-          "names {path}. Your next step:\n{call}\nThen answer from what it shows.")
-GROUND_LIST = ("Look before you answer: nothing in this project has been looked at yet in this turn. "
-               "Your next step:\n{call}\nThen answer from what it shows.")
-CLAIMED = ('Nothing has been changed or run yet: your reply says "{what}", but no tool call in this turn did '
-           "that. Do it now: {hint}. (If it is not needed, say so plainly instead of claiming it.)")
-UNFINISHED = ("Not done yet: the task asks you to {verb} something, but no tool call in this turn has changed "
-              "anything. Do it now: {hint}. (If no change is needed, say so plainly and why.)")
-NO_ANSWER = ("Your reply only says the task is complete. Give the user the result itself (the value, the "
-             "count, or what you changed), taken from the tool results above.")
-NOT_THERE = ("Not done yet: {fact}, but the task asks you to {verb} it. Do it now: {hint}. (If it is not "
-             "needed, say so plainly and why.)")
-UNSEEN = ("Check your answer: it says {value}, but no tool result in this turn shows that value. Answer with "
-          "the value as the results above show it (quote the line), or make a call that shows it.")
-HANDED_OVER = ("The user cannot call your tools or run commands for you: you have the tools. Take the step "
-               "yourself now: {hint}. (If the task is already done, give the answer itself.)")
+_TEXT = load_sections("guidance_reminders.md")
+GROUND = _TEXT["ground"]
+GROUND_LIST = _TEXT["ground-list"]
+CLAIMED = _TEXT["claimed"]
+UNFINISHED = _TEXT["unfinished"]
+NO_ANSWER = _TEXT["no-answer"]
+NOT_THERE = _TEXT["not-there"]
+UNSEEN = _TEXT["unseen"]
+HANDED_OVER = _TEXT["handed-over"]
+ANY_TOOL = _TEXT["any-tool"]
 
 _CHANGE = (r"(?:created|changed|modified|updated|deleted|removed|added|fixed|wrote|written|saved|renamed|"
            r"replaced|edited|corrected|appended|inserted|implemented|refactored|moved)")
@@ -174,7 +163,7 @@ class AnswerChecks:
         if what is None:
             return None
         self.reason = "the model claimed work that no tool call did; told it nothing was changed yet"
-        return CLAIMED.format(what=what, hint=self.hint or "call one of your tools")
+        return CLAIMED.format(what=what, hint=self.hint or ANY_TOOL)
 
     def _handed(self, answer: str) -> str | None:
         names = [s.name for s in self.registry.active()]
@@ -185,7 +174,7 @@ class AnswerChecks:
         if not tool and not command:
             return None
         self.reason = "the model told the user to do a step itself; reminded it that it has the tools"
-        return HANDED_OVER.format(hint=self.hint or "call one of your tools")
+        return HANDED_OVER.format(hint=self.hint or ANY_TOOL)
 
     def _unfinished(self, answer: str) -> str | None:
         wanted = CHANGE_TASK.search(self.asked)
@@ -193,7 +182,7 @@ class AnswerChecks:
             return None     # a change the user or the rules denied is the model's to explain, not to retry
         self.reason = "the task asks for a change and nothing was changed; told the model to do it"
         unmet = self.targets.unmet()
-        hint = self._step(unmet[1], unmet[2]) if unmet else self.hint or "call one of your tools"
+        hint = self._step(unmet[1], unmet[2]) if unmet else self.hint or ANY_TOOL
         return UNFINISHED.format(verb=wanted.group(1).lower(), hint=hint)
 
     def _target(self, answer: str) -> str | None:
@@ -218,9 +207,9 @@ class AnswerChecks:
             return self._call("bash", {"command": TaskTargets.delete_command(path)})
         if verb not in ("create", "write") and self.registry.is_active("read_file"):
             if self.ctx.file_state.get(self.ctx.resolve(path)) is not None and self.registry.is_active("edit_file"):
-                return f"change it with edit_file ({path} has been read)"
-            return f"read it ({self._call('read_file', {'path': path})}), then change it"
-        return self.hint or "call one of your tools"
+                return _TEXT["step-edit"].format(path=path)
+            return _TEXT["step-read"].format(call=self._call("read_file", {"path": path}))
+        return self.hint or ANY_TOOL
 
     def _unseen(self, answer: str) -> str | None:
         """A question answered with a value that no tool result of this turn shows (``values``)."""
@@ -264,31 +253,4 @@ class AnswerChecks:
     def _call(self, name: str, args: dict[str, Any]) -> str:
         if self.text_protocol:
             return "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
-        return f"call {name} with {json.dumps(args)}"
-
-
-class Guidance:
-    """One user turn's nudges (an empty reply, a stated intent) and then its answer checks."""
-
-    def __init__(self, task: str, hint: str | None, registry: ToolRegistry, ctx: ToolContext) -> None:
-        self.nudger = Nudger(hint, bool(registry.active()), registry, ctx)
-        self.checks = AnswerChecks(task, hint, registry, ctx)
-        self.reason = ""
-
-    @property
-    def gave_up(self) -> bool:
-        return self.nudger.gave_up
-
-    def saw(self, calls: list[ToolCall], results: list[CallResult]) -> None:
-        self.nudger.saw_calls()
-        self.checks.saw(calls, results)
-
-    def check(self, answer: str) -> str | None:
-        """The message to send back instead of accepting ``answer`` as final, or None."""
-        nudge = self.nudger.check(answer)
-        if nudge is not None or self.nudger.gave_up or not answer.strip():
-            self.reason = self.nudger.reason
-            return nudge
-        nudge = self.checks.check(answer)
-        self.reason = self.checks.reason
-        return nudge
+        return _TEXT["native-call"].format(name=name, args=json.dumps(args))

@@ -4,14 +4,11 @@ token usage."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from axon_cli.tools.dispatch import ToolCall
 
-__all__ = ["AssistantTurn", "SessionUsage", "RunResult", "StopReason", "with_context"]
-
-StopReason = Literal["final", "max_turns", "interrupted", "error"]
-
+__all__ = ["AssistantTurn", "SessionUsage", "with_context"]
 
 @dataclass
 class AssistantTurn:
@@ -59,16 +56,6 @@ class SessionUsage:
     def as_dict(self) -> dict[str, int]:
         return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "total_tokens": self.total_tokens}
-
-
-@dataclass
-class RunResult:
-    """How one user turn ended: the answer (or why not), the stop reason and the model turns used."""
-
-    result: str
-    stop_reason: StopReason
-    num_turns: int
-    error: str | None = None
 
 
 def with_context(messages: list[dict[str, Any]], context: str) -> list[dict[str, Any]]:

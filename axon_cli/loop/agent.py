@@ -3,7 +3,10 @@
 Control flow: ``run`` appends the user's task, then steps until the model answers without tool
 calls (final), ``max_turns`` requests were made, the user interrupts, or the endpoint fails.
 Every tool_call_id gets exactly one answer, whatever happens. The user's hooks (``TurnHooks``) may
-block a prompt or add context to it, and may send the agent back to work instead of stopping.
+block a prompt or add context to it, and may send the agent back to work instead of stopping. The
+answer guidance for small models (``guide.TurnGuide``, off unless the ``guidance`` setting is on for
+this endpoint and model) may send a reply back with a reminder, or answer an idle repeat instead of
+running it.
 """
 
 from __future__ import annotations
@@ -12,15 +15,8 @@ import json
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import Any
 
-from axon_cli.core import debuglog
-from axon_cli.core.callbacks import AgentCallbacks, TurnHooks
-from axon_cli.core.llm import AssistantTurn, LLMClient
-from axon_cli.core.nudges import EMPTY_GAVE_UP
-from axon_cli.core.reminders import Guidance
-from axon_cli.core.repeats import RepeatGuard, call_key
-from axon_cli.core.turns import RunResult, with_context
 from axon_cli.errors import AxonError, ContextTooLong
 from axon_cli.events import (
     AssistantDelta,
@@ -32,11 +28,19 @@ from axon_cli.events import (
     TurnStarted,
     Usage,
 )
+from axon_cli.loop.callbacks import AgentCallbacks, TurnHooks
+from axon_cli.loop.guide import TurnGuide, choose_guide
+from axon_cli.loop.results import RunResult
+from axon_cli.model import debuglog
+from axon_cli.model.llm import AssistantTurn, LLMClient
+from axon_cli.model.turns import with_context
+from axon_cli.protocols.callfacts import call_key
+from axon_cli.protocols.interface import NativeProtocol, ToolProtocol
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["Agent", "RunResult", "ToolProtocol", "NativeProtocol", "AgentCallbacks"]
+__all__ = ["Agent", "RunResult", "AgentCallbacks"]
 
 log = logging.getLogger("axon.agent")
 MAX_CONTINUATIONS = 3
@@ -48,39 +52,12 @@ LOOPING = ("Error: this exact call has already failed {n} times, so it was not r
            "looping: read the last error, change the arguments or take a different approach.")
 
 
-class ToolProtocol(Protocol):
-    """How tools reach the model and calls come back: natively, or as text (small local models)."""
-
-    def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None: ...
-
-    def extract_calls(self, turn: AssistantTurn, registry: ToolRegistry) -> AssistantTurn: ...
-
-    def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]: ...
-
-    def new_turn(self, task: str = "") -> None:
-        """A user turn begins with ``task`` (a protocol's per-turn memory starts afresh)."""
-
-
-class NativeProtocol:
-    def new_turn(self, task: str = "") -> None:
-        pass
-
-    def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:
-        return registry.openai_tools() or None
-
-    def extract_calls(self, turn: AssistantTurn, registry: ToolRegistry) -> AssistantTurn:
-        return turn
-
-    def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]:
-        return [{"role": "tool", "tool_call_id": r.call_id, "content": r.content} for r in results]
-
-
 class Agent:
     def __init__(self, *, llm: LLMClient, registry: ToolRegistry, dispatcher: Dispatcher, ctx: ToolContext,
                  system_prompt: str | Callable[[], str], emit: EventSink, callbacks: AgentCallbacks | None = None,
                  protocol: ToolProtocol | None = None, messages: list[dict[str, Any]] | None = None,
                  turn_hooks: TurnHooks | None = None, shared_cancel: bool = False,
-                 context: str | Callable[[], str] = "") -> None:
+                 context: str | Callable[[], str] = "", guide: TurnGuide | None = None) -> None:
         self.llm = llm
         self.registry = registry
         self.dispatcher = dispatcher
@@ -97,7 +74,7 @@ class Agent:
             self.append({"role": "system", "content": self.system_prompt()})
         self.turns_total = 0
         self._failures: dict[str, int] = {}   # failed calls (name + arguments) → times, until one succeeds
-        self._repeats = RepeatGuard(registry)   # identical read-only calls since the last change (per turn)
+        self.guide = guide or choose_guide(ctx.settings, registry, ctx)   # guidance for small models, or none
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="axon-tool")
 
     def system_prompt(self) -> str:
@@ -144,9 +121,8 @@ class Agent:
         turns = 0
         continued: list[str] = []
         sent_back = False       # a Stop hook already sent the agent back to work this turn
-        self._repeats = RepeatGuard(self.registry)
         self.protocol.new_turn(task)
-        nudger = Guidance(task, getattr(self.protocol, "call_hint", None), self.registry, self.ctx)
+        self.guide.new_turn(task, getattr(self.protocol, "call_hint", None))
         try:
             while turns < limit:
                 turns += 1
@@ -169,13 +145,13 @@ class Agent:
                         self.append({"role": "user", "content": CONTINUE_PROMPT})
                         continue
                     answer = "".join(continued) + turn.content
-                    nudge = nudger.check(answer)   # empty reply, "let me run…", an ungrounded answer: once each
-                    if nudger.gave_up:
-                        self.emit(Error(message=EMPTY_GAVE_UP))
-                        return RunResult(EMPTY_GAVE_UP, "error", turns, error=EMPTY_GAVE_UP)
+                    nudge = self.guide.after_reply(answer)   # empty reply, "let me run…", an ungrounded answer
+                    if (why := self.guide.stop_reason()) is not None:
+                        self.emit(Error(message=why))
+                        return RunResult(why, "error", turns, error=why)
                     if nudge:
                         continued.clear()
-                        self.emit(Notice(message=nudger.reason))
+                        self.emit(Notice(message=self.guide.reason))
                         self.append({"role": "user", "content": nudge})
                         continue
                     go_on = self.turn_hooks.about_to_stop(answer, sent_back) if self.turn_hooks else None
@@ -187,13 +163,13 @@ class Agent:
                     return RunResult(answer, "final", turns)
                 continued.clear()
                 results = self._execute(turn)
-                nudger.saw(turn.tool_calls, results)
+                self.guide.after_calls(turn.tool_calls, results)
                 for message in self.protocol.result_messages(turn, results):
                     self.append(message)
                 if self.ctx.cancel.is_set():
                     return RunResult("interrupted by user", "interrupted", turns)
-                if self._repeats.stopped:   # refused repeats, again and again: no progress
-                    self.emit(Error(message=(why := self._repeats.stop_message())))
+                if (why := self.guide.stop_reason()) is not None:   # refused repeats, again and again
+                    self.emit(Error(message=why))
                     return RunResult(why, "error", turns, error=why)
             return RunResult(f"stopped: reached the limit of {limit} turns", "max_turns", turns)
         except KeyboardInterrupt:
@@ -235,8 +211,11 @@ class Agent:
         calls = turn.tool_calls
         answers: dict[str, CallResult] = {}
         runnable: list[ToolCall] = []
+        refused: set[str] = set()       # repeats the guidance answered instead of running: no failures
         for call in calls:
-            early = self._precheck(call, turn.finish_reason) or self._repeats.refusal(call)
+            early = self._precheck(call, turn.finish_reason)
+            if early is None and (early := self.guide.refusal(call)) is not None:
+                refused.add(call.id)
             if early is not None:
                 answers[call.id] = self.dispatcher.reject(call, early)
             else:
@@ -256,7 +235,7 @@ class Agent:
                 answers[call.id] = self.dispatcher.interrupted(call)
         results = [answers[c.id] for c in calls]
         for call, result in zip(calls, results, strict=True):
-            if not self._repeats.record(call, result):   # a refused repeat is no failure
+            if call.id not in refused:
                 self._track_failure(call, result)
         return results
 

@@ -1,0 +1,60 @@
+"""The one object the agent loop calls for answer guidance: one user turn's nudges (an empty reply,
+a stated intent), answer checks (``reminders``) and repeat guard (``repeats``).
+
+The loop declares what it calls (``loop/guide.TurnGuide``) and builds this only when the
+``guidance`` setting is on; nothing here imports the loop.
+"""
+
+from __future__ import annotations
+
+from axon_cli.guidance.nudges import EMPTY_GAVE_UP, Nudger
+from axon_cli.guidance.reminders import AnswerChecks
+from axon_cli.guidance.repeats import RepeatGuard
+from axon_cli.tools.dispatch import CallResult, ToolCall
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import ToolContext
+
+__all__ = ["Guidance"]
+
+
+class Guidance:
+    """Guidance for one agent; ``new_turn`` starts each user turn afresh."""
+
+    def __init__(self, registry: ToolRegistry, ctx: ToolContext) -> None:
+        self.registry = registry
+        self.ctx = ctx
+        self.reason = ""             # why the last message was sent, for a Notice event
+        self.new_turn("", None)
+
+    def new_turn(self, task: str, hint: str | None) -> None:
+        """A user turn begins with ``task``; ``hint`` says how the protocol calls a tool."""
+        self.nudger = Nudger(hint, bool(self.registry.active()), self.registry, self.ctx)
+        self.checks = AnswerChecks(task, hint, self.registry, self.ctx)
+        self.repeats = RepeatGuard(self.registry)
+        self.reason = ""
+
+    def refusal(self, call: ToolCall) -> str | None:
+        """The answer instead of running ``call`` (a repeat whose result the model has), or None."""
+        return self.repeats.refusal(call)
+
+    def after_calls(self, calls: list[ToolCall], results: list[CallResult]) -> None:
+        for call, result in zip(calls, results, strict=True):
+            self.repeats.record(call, result)
+        self.nudger.saw_calls()
+        self.checks.saw(calls, results)
+
+    def after_reply(self, answer: str) -> str | None:
+        """The message to send back instead of accepting ``answer`` as final, or None."""
+        nudge = self.nudger.check(answer)
+        if nudge is not None or self.nudger.gave_up or not answer.strip():
+            self.reason = self.nudger.reason
+            return nudge
+        nudge = self.checks.check(answer)
+        self.reason = self.checks.reason
+        return nudge
+
+    def stop_reason(self) -> str | None:
+        """Why the run stops as an error (an empty reply after a nudge, repeats again and again), or None."""
+        if self.nudger.gave_up:
+            return EMPTY_GAVE_UP
+        return self.repeats.stop_message() if self.repeats.stopped else None
