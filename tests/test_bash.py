@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from axon_cli.config import Settings
+from axon_cli.masking import reset_default
 from axon_cli.tools.builtin.shell import MAX_RESULT_CHARS, BashInput, bash_spec, command_env
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.governance import NOTE_MAX
-from axon_cli.tools.masking import reset_default
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 

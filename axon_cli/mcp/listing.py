@@ -10,10 +10,10 @@ import contextlib
 from pathlib import Path
 
 from axon_cli.config import LoadedSettings
+from axon_cli.masking import mask
 from axon_cli.mcp.client import McpManager, ServerState
 from axon_cli.mcp.servers import describe_target, load_servers
 from axon_cli.mcp.tools import tool_name
-from axon_cli.tools.masking import mask
 from axon_cli.trust.report import waiting_lines
 
 __all__ = ["list_servers_text"]

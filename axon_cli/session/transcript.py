@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.errors import ConfigError, UsageError
+from axon_cli.masking import mask
 from axon_cli.session.transcript_lines import int_or_zero, line_object, valid_message
 from axon_cli.state import ensure_state_dir
-from axon_cli.tools.masking import mask
 
 __all__ = [
     "Transcript", "LoadedTranscript", "SessionInfo", "new_session_id", "load_transcript",

@@ -29,11 +29,11 @@ from axon_cli.events import (
     ToolCallBegin,
     ToolCallEnd,
 )
+from axon_cli.masking import mask as default_mask
 from axon_cli.permissions.base import AllowAll, Decision, PermissionPolicy
 from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.gate import PermissionGate
 from axon_cli.tools.governance import govern
-from axon_cli.tools.masking import mask as default_mask
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import (
     CURRENT_CALL_ID,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from axon_cli.tools.masking import mask
+from axon_cli.masking import mask
 from axon_cli.trust.folder import Assessment, FolderTrust, Pending
 from axon_cli.trust.items import WideningItem
 from axon_cli.trust.store import TrustStore

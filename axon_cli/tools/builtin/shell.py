@@ -29,8 +29,8 @@ from pydantic.json_schema import SkipJsonSchema
 
 from axon_cli import sandbox
 from axon_cli.errors import ConfigError
+from axon_cli.masking import default_masker, is_credential_env
 from axon_cli.tools.capture import StreamCapture
-from axon_cli.tools.masking import default_masker, is_credential_env
 from axon_cli.tools.shell_notes import missing_path_note
 from axon_cli.tools.shell_pump import drain, pump, widen_pipe
 from axon_cli.tools.spec import CURRENT_DECISION, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from axon_cli.tools.masking.assign import REDACTED
+from axon_cli.masking.assign import REDACTED
 
 __all__ = ["Rule", "token_rule", "keyword_rule", "legacy_rule", "UUID", "KEYWORD_SEP", "VALUE_END"]
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-from axon_cli.tools.masking.assign import REDACTED
-from axon_cli.tools.masking.envnames import env_secret_values
-from axon_cli.tools.masking.finder import HYPERSCAN_MIN, PEM_MARK, Finder, Hits
-from axon_cli.tools.masking.rules import Rule
-from axon_cli.tools.masking.rules_blocks import BLOCK_RULES, block_marks
-from axon_cli.tools.masking.rules_keywords import KEYWORD_RULES
-from axon_cli.tools.masking.rules_legacy import LEGACY_RULES, PEM, PEM_BEGIN, PEM_END
-from axon_cli.tools.masking.rules_tokens import TOKEN_RULES
+from axon_cli.masking.assign import REDACTED
+from axon_cli.masking.envnames import env_secret_values
+from axon_cli.masking.finder import HYPERSCAN_MIN, PEM_MARK, Finder, Hits
+from axon_cli.masking.rules import Rule
+from axon_cli.masking.rules_blocks import BLOCK_RULES, block_marks
+from axon_cli.masking.rules_keywords import KEYWORD_RULES
+from axon_cli.masking.rules_legacy import LEGACY_RULES, PEM, PEM_BEGIN, PEM_END
+from axon_cli.masking.rules_tokens import TOKEN_RULES
 
 __all__ = ["Masker", "RULES", "safe_boundary", "has_block_mark"]
 

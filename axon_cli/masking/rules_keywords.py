@@ -8,7 +8,7 @@ Matching is case-insensitive, as theirs is.
 
 from __future__ import annotations
 
-from axon_cli.tools.masking.rules import UUID, Rule, keyword_rule
+from axon_cli.masking.rules import UUID, Rule, keyword_rule
 
 __all__ = ["KEYWORD_RULES"]
 

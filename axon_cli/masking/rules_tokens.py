@@ -7,7 +7,7 @@ anchors (``|``-separated; all-lowercase = any case), sample line.
 
 from __future__ import annotations
 
-from axon_cli.tools.masking.rules import Rule, token_rule
+from axon_cli.masking.rules import Rule, token_rule
 
 __all__ = ["TOKEN_RULES"]
 

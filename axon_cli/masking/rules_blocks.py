@@ -16,8 +16,8 @@ from __future__ import annotations
 import binascii
 import re
 
-from axon_cli.tools.masking.assign import REDACTED
-from axon_cli.tools.masking.rules import Rule
+from axon_cli.masking.assign import REDACTED
+from axon_cli.masking.rules import Rule
 
 __all__ = ["BLOCK_RULES", "block_marks"]
 

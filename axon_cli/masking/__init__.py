@@ -11,10 +11,10 @@ masking JSON text keeps it valid JSON.
 
 from __future__ import annotations
 
-from axon_cli.tools.masking.assign import REDACTED
-from axon_cli.tools.masking.engine import RULES, Masker, has_block_mark, safe_boundary
-from axon_cli.tools.masking.envnames import is_credential_env, is_secret_env_name
-from axon_cli.tools.masking.rules import Rule
+from axon_cli.masking.assign import REDACTED
+from axon_cli.masking.engine import RULES, Masker, has_block_mark, safe_boundary
+from axon_cli.masking.envnames import is_credential_env, is_secret_env_name
+from axon_cli.masking.rules import Rule
 
 __all__ = ["mask", "default_masker", "Masker", "REDACTED", "RULES", "Rule", "is_secret_env_name", "is_credential_env",
            "safe_boundary", "has_block_mark", "reset_default"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from axon_cli.tools.masking.assign import REDACTED, sub_assignments
-from axon_cli.tools.masking.rules import Rule, legacy_rule
+from axon_cli.masking.assign import REDACTED, sub_assignments
+from axon_cli.masking.rules import Rule, legacy_rule
 
 __all__ = ["LEGACY_RULES", "PEM", "PEM_BEGIN", "PEM_END"]
 
