@@ -16,7 +16,7 @@ import pytest
 from axon_cli.config import load_settings
 from axon_cli.permissions.policy import decide, load_policy
 from axon_cli.permissions.rules import RuleSet, rules_from_data
-from axon_cli.permissions.shell import analyze
+from axon_cli.permissions.shell.analyze import analyze
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

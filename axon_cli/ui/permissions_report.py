@@ -100,7 +100,7 @@ def explain(rule_text: str, loaded: LoadedSettings, root: Path) -> str:
     d = in_mode(policy.mode)
     lines = [f"{rule_text.strip()}: {d.behavior}", f"  decided by: {d.decided_by}", f"  reason: {d.reason}"]
     if category == "shell":
-        from axon_cli.permissions.shell import analyze
+        from axon_cli.permissions.shell.analyze import analyze
 
         a = analyze(arg or "")
         if not a.parsed:

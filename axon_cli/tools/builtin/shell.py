@@ -257,7 +257,7 @@ def _handler(tool_input: BashInput, ctx: ToolContext) -> ToolOutput:
 # -- facts for the permission policy --------------------------------------------------------------
 def _analysis(command: str) -> Any:
     try:
-        from axon_cli.permissions.shell import analyze
+        from axon_cli.permissions.shell.analyze import analyze
     except ImportError:
         return None
     try:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from axon_cli.permissions.shell_builtins import SAFE_ENV, builtin_read_only, env_runs_code
-from axon_cli.permissions.shell_git import git_destructive, git_read_only
-from axon_cli.permissions.shell_readers import reader_read_only
+from axon_cli.permissions.shell.builtin_commands import SAFE_ENV, builtin_read_only, env_runs_code
+from axon_cli.permissions.shell.git import git_destructive, git_read_only
+from axon_cli.permissions.shell.readers import reader_read_only
 
 __all__ = ["Unwrapped", "unwrap", "is_read_only", "destructive_reason", "command_name", "SHELLS"]
 

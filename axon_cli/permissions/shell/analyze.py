@@ -1,14 +1,14 @@
 """Shell command analysis: every simple command in a bash string, and what the whole does.
 
-``analyze`` parses with bashlex (``shell_bashlex``), falls back to the small lexer in ``shell_lex``
+``analyze`` parses with bashlex (``bashlex_front``), falls back to the small lexer in ``lex``
 when bashlex fails, and recurses into subshells, ``$(…)``, backticks, process substitution, heredoc
 bodies, ``bash -c`` / ``eval`` / ``trap`` strings, ``xargs`` / ``find -exec`` targets and wrappers
 (``env``, ``nice``, ``timeout 5``, ``sudo`` …). Words are brace-expanded as bash would.
 
-Per simple command (``Unit``): read-only or not (an allowlist, ``shell_facts``); why it is always
-destructive; the files it deletes, overwrites if they exist, and edits in place (``shell_targets``);
+Per simple command (``Unit``): read-only or not (an allowlist, ``facts``); why it is always
+destructive; the files it deletes, overwrites if they exist, and edits in place (``targets``);
 and why it is opaque — the analysis cannot see what it runs or which files it changes
-(``shell_opaque``). A command is read-only only if it parsed, no unit is opaque, every unit is on the
+(``opaque``). A command is read-only only if it parsed, no unit is opaque, every unit is on the
 allowlist and nothing is redirected into a file. It never raises.
 """
 
@@ -17,12 +17,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from axon_cli.permissions.shell_facts import SHELLS, command_name, destructive_reason, is_read_only, unwrap
-from axon_cli.permissions.shell_lex import RawCommand, ShellSyntaxError, parse_flat
-from axon_cli.permissions.shell_opaque import assignment_opaque, opaque_reason
-from axon_cli.permissions.shell_readers import NO_FILE_ARGS, script_words
-from axon_cli.permissions.shell_targets import file_changes
-from axon_cli.permissions.shell_words import dynamic, expand_argv
+from axon_cli.permissions.shell.facts import SHELLS, command_name, destructive_reason, is_read_only, unwrap
+from axon_cli.permissions.shell.lex import RawCommand, ShellSyntaxError, parse_flat
+from axon_cli.permissions.shell.opaque import assignment_opaque, opaque_reason
+from axon_cli.permissions.shell.readers import NO_FILE_ARGS, script_words
+from axon_cli.permissions.shell.targets import file_changes
+from axon_cli.permissions.shell.words import dynamic, expand_argv
 
 __all__ = ["CommandAnalysis", "Unit", "analyze"]
 
@@ -41,9 +41,9 @@ class Unit:
 
     ``destructive``: why it always destroys something (``rm``, ``git reset --hard`` …). ``deletes``,
     ``overwrites`` and ``edits`` name the files it removes, replaces if they exist (a word ending in
-    ``/``: a directory whose files may be replaced), and changes in place (see ``shell_targets``).
+    ``/``: a directory whose files may be replaced), and changes in place (see ``targets``).
     ``opaque``: why the analysis cannot see what it runs or which files it changes (see
-    ``shell_opaque``); an opaque unit is never read-only."""
+    ``opaque``); an opaque unit is never read-only."""
 
     argv: list[str]
     read_only: bool
@@ -144,7 +144,7 @@ def _analyze_into(text: str, result: CommandAnalysis, depth: int) -> None:
 def _parse(text: str) -> tuple[list[RawCommand], list[str]]:
     if "$'" not in text and '$"' not in text:   # bashlex mangles ANSI-C quoting
         try:
-            from axon_cli.permissions.shell_bashlex import from_bashlex
+            from axon_cli.permissions.shell.bashlex_front import from_bashlex
 
             return from_bashlex(text)
         except (ShellSyntaxError, RecursionError):

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 
-from axon_cli.permissions.shell_builtins import env_runs_code, names_set
-from axon_cli.permissions.shell_facts import SHELLS, command_name
-from axon_cli.permissions.shell_git import git_opaque
-from axon_cli.permissions.shell_inline import inline_opaque
-from axon_cli.permissions.shell_words import dynamic
+from axon_cli.permissions.shell.builtin_commands import env_runs_code, names_set
+from axon_cli.permissions.shell.facts import SHELLS, command_name
+from axon_cli.permissions.shell.git import git_opaque
+from axon_cli.permissions.shell.inline import inline_opaque
+from axon_cli.permissions.shell.words import dynamic
 
 __all__ = ["opaque_reason", "assignment_opaque"]
 

@@ -1,13 +1,13 @@
 """The bashlex front end of the shell analysis: simple commands, their redirections, the words the
 outer shell expands, and the nested command texts (``$(…)``, backticks, heredoc bodies) of a parse tree.
-``shell_lex.parse_flat`` is the fallback when bashlex cannot parse a command.
+``lex.parse_flat`` is the fallback when bashlex cannot parse a command.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from axon_cli.permissions.shell_lex import RawCommand, scan_substitutions
+from axon_cli.permissions.shell.lex import RawCommand, scan_substitutions
 
 __all__ = ["from_bashlex"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from axon_cli.permissions.shell_readers import awk_program_safe, sed_effect
+from axon_cli.permissions.shell.readers import awk_program_safe, sed_effect
 
 __all__ = ["inline_opaque", "python_code_opaque", "PYTHON_SAFE_MODULES"]
 

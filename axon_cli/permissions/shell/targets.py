@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from axon_cli.permissions.shell_facts import command_name
-from axon_cli.permissions.shell_readers import script_words
-from axon_cli.permissions.shell_words import dynamic
+from axon_cli.permissions.shell.facts import command_name
+from axon_cli.permissions.shell.readers import script_words
+from axon_cli.permissions.shell.words import dynamic
 
 __all__ = ["FileChanges", "file_changes", "operands"]
 

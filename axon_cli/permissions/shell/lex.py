@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from axon_cli.permissions.shell_scan import (
+from axon_cli.permissions.shell.scan import (
     ShellSyntaxError,
     decode_ansi_c,
     dollar,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from axon_cli.permissions.shell_sed import sed_effect
+from axon_cli.permissions.shell.sed import sed_effect
 
 __all__ = ["reader_read_only", "version_query", "script_words", "sed_effect", "awk_program_safe", "NO_FILE_ARGS",
            "KNOWN_PROGRAMS"]
