@@ -112,8 +112,8 @@ def bash_row(runs: int) -> list[tuple]:
 
 def tree_rows(runs: int, tmp: Path) -> list[tuple]:
     from axon_cli.config import Settings
-    from axon_cli.tools.builtin.search import SearchFilesInput, list_paths, search
-    from axon_cli.tools.ripgrep import find_rg
+    from axon_cli.tools.builtin.search.ripgrep import find_rg
+    from axon_cli.tools.builtin.search.tool import SearchFilesInput, list_paths, search
     from axon_cli.tools.spec import ToolContext
 
     root = tmp / "tree"

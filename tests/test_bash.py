@@ -12,7 +12,8 @@ import pytest
 
 from axon_cli.config import Settings
 from axon_cli.masking import reset_default
-from axon_cli.tools.builtin.shell import MAX_RESULT_CHARS, BashInput, bash_spec, command_env
+from axon_cli.tools.builtin.shell.processes import command_env
+from axon_cli.tools.builtin.shell.tool import MAX_RESULT_CHARS, BashInput, bash_spec
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.governance import NOTE_MAX
 from axon_cli.tools.registry import ToolRegistry

@@ -16,7 +16,7 @@ from axon_cli.config import load_settings
 from axon_cli.events import AutoApprover
 from axon_cli.masking import Masker
 from axon_cli.permissions.policy import load_policy
-from axon_cli.tools.builtin.shell import command_env
+from axon_cli.tools.builtin.shell.processes import command_env
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

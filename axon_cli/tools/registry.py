@@ -1,7 +1,8 @@
 """The tool registry: every known spec, which deferred ones are active, and discovery.
 
 Adding a built-in tool is one module in ``axon_cli/tools/builtin/`` that defines
-``TOOLS: list[ToolSpec]``; nothing else is edited.
+``TOOLS: list[ToolSpec]`` (or a package there whose ``tool`` module does, its machinery beside it);
+nothing else is edited.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ __all__ = ["ToolRegistry", "builtin_specs"]
 
 
 def builtin_specs() -> list[ToolSpec[Any]]:
-    """Every spec defined by a module of ``axon_cli.tools.builtin``, in module order."""
+    """Every spec defined by a module (or a package's ``tool`` module) of ``axon_cli.tools.builtin``,
+    in name order."""
     from axon_cli.tools import builtin
 
     specs: list[ToolSpec[Any]] = []
     for info in sorted(pkgutil.iter_modules(builtin.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{builtin.__name__}.{info.name}")
+        name = f"{builtin.__name__}.{info.name}" + (".tool" if info.ispkg else "")
+        module = importlib.import_module(name)
         specs.extend(getattr(module, "TOOLS", []))
     return specs
 

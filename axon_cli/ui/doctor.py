@@ -69,7 +69,7 @@ def check_sandbox(settings: Settings, root: Path) -> Check:
 
 
 def check_ripgrep() -> Check:
-    from axon_cli.tools.ripgrep import find_rg
+    from axon_cli.tools.builtin.search.ripgrep import find_rg
 
     rg = find_rg()
     if rg is None:

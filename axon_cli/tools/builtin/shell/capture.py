@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.masking import has_block_mark, safe_boundary
+from axon_cli.tools.builtin.shell.spill_writer import SpillWriter
 from axon_cli.tools.governance import head_tail, spill_file_path
-from axon_cli.tools.spill_writer import SpillWriter
 
 __all__ = ["StreamCapture", "READ_SIZE"]
 

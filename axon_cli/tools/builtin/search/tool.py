@@ -1,7 +1,7 @@
 """list_files and search_files: gitignore-aware, sorted, capped with a count of what was left out.
 
 ripgrep does the walking and matching when it is available; the pure-Python backend gives the
-same output (see :mod:`axon_cli.tools.ripgrep`). Paths in results are relative to the project root.
+same output (see :mod:`axon_cli.tools.builtin.search.ripgrep`). Paths in results are relative to the project root.
 """
 
 from __future__ import annotations
@@ -17,15 +17,7 @@ from pydantic import BaseModel, Field
 
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.textsafe import escape_surrogates
-from axon_cli.tools.ripgrep import (
-    choose_backend,
-    compile_regex,
-    file_is_binary,
-    grep_python,
-    grep_rg,
-    list_files_rg,
-)
-from axon_cli.tools.search_notes import (
+from axon_cli.tools.builtin.search.notes import (
     LOOSE_MAX,
     Matching,
     case_note,
@@ -35,8 +27,16 @@ from axon_cli.tools.search_notes import (
     loosened_how,
     looser_lines,
 )
+from axon_cli.tools.builtin.search.ripgrep import (
+    choose_backend,
+    compile_regex,
+    file_is_binary,
+    grep_python,
+    grep_rg,
+    list_files_rg,
+)
+from axon_cli.tools.builtin.search.walk import compile_glob, walk_files
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
-from axon_cli.tools.walk import compile_glob, walk_files
 
 __all__ = ["TOOLS", "ListFilesInput", "SearchFilesInput", "list_paths", "search", "MAX_FILES",
            "MAX_MATCHES"]

@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 
-from axon_cli.tools.capture import StreamCapture
+from axon_cli.tools.builtin.shell.capture import StreamCapture
 
 __all__ = ["pump", "drain", "widen_pipe", "exited", "POLL", "DRAIN_GRACE", "PIPE_SIZE"]
 

@@ -1,7 +1,7 @@
 """read_file, write_file and edit_file: numbered reads, and edits that cannot land in the wrong place.
 
 Edit layers: read-before-edit, staleness (mtime+size, hash when only the mtime moved), unique
-match (exact, then forgiving layers in :mod:`axon_cli.tools.matching`). Writes keep encoding,
+match (exact, then forgiving layers in :mod:`axon_cli.tools.builtin.files.matching`). Writes keep encoding,
 BOM, line endings, the final newline and the file mode, and are atomic.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from axon_cli.tools.fileio import (
+from axon_cli.tools.builtin.files.fileio import (
     MAX_EDIT_BYTES,
     UNREAD_EDITS,
     TextFile,
@@ -26,8 +26,8 @@ from axon_cli.tools.fileio import (
     unified_diff,
     write_text_file,
 )
-from axon_cli.tools.matching import find_spans, restyle
-from axon_cli.tools.reading import MAX_LINES, missing_file_message, read_numbered
+from axon_cli.tools.builtin.files.matching import find_spans, restyle
+from axon_cli.tools.builtin.files.reading import MAX_LINES, missing_file_message, read_numbered
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
 
 __all__ = ["TOOLS", "ReadFileInput", "WriteFileInput", "EditFileInput", "plan_edit", "plan_write"]
@@ -135,7 +135,7 @@ def plan_edit(inp: EditFileInput, ctx: ToolContext) -> Plan:
 
 
 def _forgiven(layer: str) -> str:
-    from axon_cli.tools.matching import LAYERS
+    from axon_cli.tools.builtin.files.matching import LAYERS
 
     done = LAYERS[: LAYERS.index(layer) + 1]
     return ", ".join(done[:-1]) + (" and " if len(done) > 1 else "") + done[-1]

@@ -1,7 +1,7 @@
 """``tool_search(query)``: find deferred tools by keywords and activate them for the session.
 
 Deferred tools (memory, todo, every MCP tool) are not sent with the first request, to keep it
-small; the system prompt lists them by name. ``tool_search`` ranks them (axon_cli/tools/ranking.py)
+small; the system prompt lists them by name. ``tool_search`` ranks them (``ranking.py`` beside it)
 and activates the best few in the registry, which the agent asks for the active tools before each
 request, so they are callable from the model's next reply on. ``select:a,b`` activates exact names.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from axon_cli.tools.ranking import rank_tools
+from axon_cli.tools.builtin.tool_search.ranking import rank_tools
 from axon_cli.tools.spec import ToolCatalog, ToolContext, ToolError, ToolOutput, ToolSpec
 
 __all__ = ["TOOLS", "ToolSearchInput", "tool_search", "MAX_ACTIVATED", "RELATIVE_CUTOFF", "MIN_SCORE"]

@@ -18,9 +18,9 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from axon_cli.tools.fileio import BINARY_SNIFF, is_binary
+from axon_cli.tools.builtin.files.fileio import BINARY_SNIFF, is_binary
+from axon_cli.tools.builtin.search.walk import in_skipped_dir, walk_files
 from axon_cli.tools.spec import ToolError
-from axon_cli.tools.walk import in_skipped_dir, walk_files
 
 __all__ = ["find_rg", "choose_backend", "list_files_rg", "grep_rg", "grep_python", "compile_regex",
            "file_is_binary", "Match"]

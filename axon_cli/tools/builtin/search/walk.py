@@ -1,6 +1,6 @@
 """The pure-Python file walk: .gitignore rules (nested files too), skipped directories, globs.
 
-Semantics match the ripgrep backend (:mod:`axon_cli.tools.ripgrep`): hidden files are included;
+Semantics match the ripgrep backend (:mod:`axon_cli.tools.builtin.search.ripgrep`): hidden files are included;
 ``.git``, ``node_modules``, ``.venv``, ``venv`` and any directory holding ``pyvenv.cfg`` are
 skipped; ``.gitignore`` files from the git root down (all parents when there is no git root) and
 ``.git/info/exclude`` apply, a deeper file overriding a shallower one; symlinks are not followed.

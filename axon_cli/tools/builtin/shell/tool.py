@@ -5,10 +5,9 @@ process group. stdin is closed and the environment says non-interactive; axon's 
 removed from it. stdout and stderr share one pipe (their order is kept). Output is masked and
 streamed to a spill file as it arrives; memory holds only a head and a tail window.
 
-No process outlives the call: when the command ends, times out, is cancelled or anything fails,
-the whole process group gets SIGTERM (and SIGCONT), then SIGKILL after a short grace. On Linux,
-processes that left the group (``setsid``) are found through a marker in their environment and
-killed too. Not covered: a process that both left the group and cleared its environment (e.g.
+No process outlives the call (``processes.kill_tree``): when the command ends, times out, is
+cancelled or anything fails, the whole process group is ended, and on Linux the processes that left
+it (``setsid``) too. Not covered: a process that both left the group and cleared its environment (e.g.
 ``setsid env -i …``) — only a sandbox can contain that: with ``--sandbox`` on, the command runs
 under bubblewrap (``axon_cli/sandbox/``) in its own pid namespace, which dies with it.
 """
@@ -16,8 +15,6 @@ under bubblewrap (``axon_cli/sandbox/``) in its own pid namespace, which dies wi
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
 import signal
 import subprocess
 import time
@@ -29,26 +26,19 @@ from pydantic.json_schema import SkipJsonSchema
 
 from axon_cli import sandbox
 from axon_cli.errors import ConfigError
-from axon_cli.masking import default_masker, is_credential_env
-from axon_cli.tools.capture import StreamCapture
-from axon_cli.tools.shell_notes import missing_path_note
-from axon_cli.tools.shell_pump import drain, pump, widen_pipe
+from axon_cli.masking import default_masker
+from axon_cli.tools.builtin.shell.capture import StreamCapture
+from axon_cli.tools.builtin.shell.notes import missing_path_note
+from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, kill_tree, shell_path
+from axon_cli.tools.builtin.shell.pump import drain, pump, widen_pipe
 from axon_cli.tools.spec import CURRENT_DECISION, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
 
-__all__ = ["TOOLS", "BashInput", "bash_spec", "command_env", "run_command", "kill_tree", "shell_path", "sandbox_mode",
-           "NONINTERACTIVE_ENV", "MAX_TIMEOUT", "MAX_RESULT_CHARS", "RUN_MARKER"]
+__all__ = ["TOOLS", "BashInput", "bash_spec", "run_command", "sandbox_mode", "MAX_TIMEOUT", "MAX_RESULT_CHARS"]
 
 MAX_TIMEOUT = 600.0
 MAX_RESULT_CHARS = 30_000
 FOOTER_RESERVE = 100        # room kept for the last line (exit code / timeout) within the budget
-KILL_GRACE = 0.5            # SIGTERM → SIGKILL
-RUN_MARKER = "AXON_BASH_RUN"
 READ_ONLY_MODES = ("read-only", "plan")   # permission modes whose commands run in the read-only sandbox
-NONINTERACTIVE_ENV = {
-    "CI": "1", "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb",
-    "NO_COLOR": "1", "DEBIAN_FRONTEND": "noninteractive", "PYTHONUNBUFFERED": "1",
-    "GIT_EDITOR": "true", "EDITOR": "true", "VISUAL": "true",   # a user's vim would wait until the timeout
-}
 
 DESCRIPTION = """Run a shell command (bash -c) in the project root and return its output and exit code.
 stdin is closed and nothing is interactive (CI=1, pagers off, no git prompts): pass flags such as -y
@@ -64,82 +54,6 @@ class BashInput(BaseModel):
     timeout: float | None = Field(None, gt=0, le=MAX_TIMEOUT,
                                   description="seconds before the command is killed (default 120, max 600)")
     outside_sandbox: SkipJsonSchema[bool] = False   # shown (and described) only under an auto sandbox
-
-
-def command_env(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """axon's environment minus its credentials, plus the non-interactive settings."""
-    source = dict(os.environ) if environ is None else environ
-    env = {k: v for k, v in source.items() if not is_credential_env(k)}
-    env.update(NONINTERACTIVE_ENV)
-    return env
-
-
-def shell_path() -> str:
-    return shutil.which("bash") or "/bin/sh"
-
-
-# -- processes ----------------------------------------------------------------------------------
-def _members(pgid: int, run_id: str) -> list[int] | None:
-    """Live (non-zombie) pids in the group or carrying this run's marker; None without /proc."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return None
-    needle = f"{RUN_MARKER}={run_id}".encode()
-    me, found = os.getpid(), []
-    for entry in entries:
-        if not entry.isdigit() or int(entry) == me:
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[1].split()
-            if fields[0] == b"Z":
-                continue
-            if int(fields[2]) == pgid:
-                found.append(int(entry))
-                continue
-            with open(f"/proc/{entry}/environ", "rb") as fh:
-                if needle in fh.read():
-                    found.append(int(entry))
-        except (OSError, IndexError, ValueError):
-            continue
-    return found
-
-
-def _signal_all(pgid: int, run_id: str, sig: int) -> bool:
-    """Send ``sig`` to the group and (Linux) to escapees carrying the marker; whether any live
-    process was there. Zombies do not count (a container's init may never reap them)."""
-    pids = _members(pgid, run_id)
-    if pids is None:                  # no /proc: the group is all we can reach
-        try:
-            os.killpg(pgid, sig)
-            return True
-        except (ProcessLookupError, PermissionError):
-            return False
-    if sig:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, sig)
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)
-    return bool(pids)
-
-
-def kill_tree(proc: subprocess.Popen[bytes], run_id: str) -> None:
-    """SIGTERM (+SIGCONT for stopped ones) to everything the command started; SIGKILL after a grace."""
-    if _signal_all(proc.pid, run_id, signal.SIGTERM):
-        _signal_all(proc.pid, run_id, signal.SIGCONT)
-        deadline = time.monotonic() + KILL_GRACE
-        while True:
-            proc.poll()                                      # reap the shell
-            if not _signal_all(proc.pid, run_id, 0):
-                break
-            if time.monotonic() >= deadline:
-                _signal_all(proc.pid, run_id, signal.SIGKILL)
-                break
-            time.sleep(0.01)
-    with contextlib.suppress(subprocess.TimeoutExpired):  # only if stuck in the kernel (D state)
-        proc.wait(timeout=5)
 
 
 # -- the handler ----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from axon_cli.tools.fileio import BINARY_SNIFF, is_binary, record_state
+from axon_cli.tools.builtin.files.fileio import BINARY_SNIFF, is_binary, record_state
 from axon_cli.tools.spec import ToolContext, ToolError
 
 __all__ = ["read_numbered", "ReadResult", "missing_file_message", "MAX_LINES", "MAX_LINE_CHARS"]
