@@ -22,7 +22,7 @@ from axon_cli.extend.subagent import SessionParts
 from axon_cli.extend.wiring import Extensions, add_task_tool, load_extensions
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.permissions.decision_context import Containment
-from axon_cli.sandbox import SandboxStatus, sandboxed_specs
+from axon_cli.sandbox import SandboxStatus
 from axon_cli.sandbox import resolve as resolve_sandbox
 from axon_cli.session.callbacks import SessionCallbacks
 from axon_cli.session.compaction import Compactor
@@ -39,7 +39,7 @@ from axon_cli.session.transcript import (
 )
 from axon_cli.snapshots import ProjectSnapshots, TurnSnapshots, list_lines, undo_turns
 from axon_cli.tools.dispatch import Dispatcher
-from axon_cli.tools.registry import ToolRegistry, builtin_specs
+from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext
 
 __all__ = ["Runtime", "build_runtime", "open_session", "EventBus"]
@@ -168,13 +168,13 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     session_id = session_id or new_session_id()
     state_dir = project_root / ".axon"
     bus = EventBus()
-    registry = ToolRegistry(sandboxed_specs(builtin_specs(), sandbox.mode, sandbox.leavable))
+    registry = ToolRegistry.with_builtins(sandbox)   # bash states the sandbox it runs in
     extensions = load_extensions(settings, project_root, session_id, registry, bus, loaded.trust)
     from axon_cli.mcp import start_mcp
 
     mcp = start_mcp(loaded, project_root, registry, bus)   # MCP servers connect in the background
     ctx = ToolContext(project_root=project_root, state_dir=state_dir, session_id=session_id,
-                      settings=settings, emit=bus, registry=registry, sandbox=sandbox.mode)
+                      settings=settings, emit=bus, registry=registry)
     snapshots = ProjectSnapshots.for_settings(project_root, settings)
     if sandbox.fell_back:        # kept by the bus until a frontend subscribes
         bus(Notice(message=f"sandbox: off ({sandbox.reason}); bash commands are not confined"))
@@ -286,7 +286,7 @@ def _restore_mode(rt: Runtime, mode: str) -> None:
     if mode not in MODE_ORDER or MODE_ORDER[mode] <= MODE_ORDER.get(now, 1):
         if mode in MODE_ORDER:
             rt.policy.set_mode(mode)
-            rt.loaded.settings.mode = mode  # type: ignore[assignment]   # the bash tool's sandbox follows it
+            rt.loaded.settings.mode = mode  # type: ignore[assignment]   # the settings say the mode in force
         return
     rt.bus(Notice(message=f'this session ran in mode "{mode}"; resumed in "{now}" (a transcript never '
                           f"widens the mode: use --mode {mode} or /mode {mode})"))

@@ -27,13 +27,15 @@ from pydantic.json_schema import SkipJsonSchema
 from axon_cli import sandbox
 from axon_cli.errors import ConfigError
 from axon_cli.masking import default_masker
+from axon_cli.sandbox import SandboxStatus
 from axon_cli.tools.builtin.shell.capture import StreamCapture
 from axon_cli.tools.builtin.shell.notes import missing_path_note
 from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, kill_tree, shell_path
 from axon_cli.tools.builtin.shell.pump import drain, pump, widen_pipe
-from axon_cli.tools.spec import CURRENT_DECISION, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
+from axon_cli.tools.schema import model_schema
+from axon_cli.tools.spec import CallEnv, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
 
-__all__ = ["TOOLS", "BashInput", "bash_spec", "run_command", "sandbox_mode", "MAX_TIMEOUT", "MAX_RESULT_CHARS"]
+__all__ = ["build_tools", "BashInput", "bash_spec", "run_command", "sandbox_mode", "MAX_TIMEOUT", "MAX_RESULT_CHARS"]
 
 MAX_TIMEOUT = 600.0
 MAX_RESULT_CHARS = 30_000
@@ -57,59 +59,49 @@ class BashInput(BaseModel):
 
 
 # -- the handler ----------------------------------------------------------------------------------
-def run_command(command: str, ctx: ToolContext, timeout: float) -> ToolOutput:
-    """Run ``command`` to completion (or timeout / cancellation) and build the result."""
+def run_command(command: str, ctx: ToolContext, timeout: float, status: SandboxStatus) -> ToolOutput:
+    """Run ``command`` to completion (or timeout / cancellation) and build the result; ``status`` is
+    the session's sandbox, ``ctx.call`` this call's permission decision."""
     ctx.check_cancelled()
     run_id = uuid.uuid4().hex
     env = command_env()
     env[RUN_MARKER] = run_id
-    mode = sandbox_mode(ctx)
+    mode = sandbox_mode(status, str(getattr(ctx.settings, "mode", "")), ctx.call)
     hide = list(getattr(ctx.settings, "sandbox_hide", None) or [])
     sockets = list(getattr(ctx.settings, "sandbox_allow_sockets", None) or [])
+    try:
+        sandbox.check_available(mode)       # bwrap gone since start-up: fail, never run unconfined
+    except ConfigError as e:
+        raise ToolError(str(e)) from None
     with contextlib.ExitStack() as stack:
         try:
             argv = stack.enter_context(sandbox.confine([shell_path(), "-c", command], mode, ctx.project_root,
                                                        home=env.get("HOME"), hide=hide, allow_sockets=sockets))
         except OSError as e:
             raise ToolError(f"could not prepare the sandbox: {e.strerror or e}") from None
-        return _run(argv, env, run_id, ctx, timeout, mode)
+        return _run(argv, env, run_id, ctx, timeout, mode, _may_leave(status, ctx.call, mode))
 
 
-def sandbox_mode(ctx: ToolContext) -> str:
+def sandbox_mode(status: SandboxStatus, permission_mode: str, call: CallEnv) -> str:
     """The effective sandbox of this call: ``read-only`` whenever the permission mode changes nothing
     and a sandbox is on (so what the shell analysis misses cannot write either); else ``off`` for a
     call the permission stage approved to run outside an ``auto`` sandbox; a sandbox that was asked
     for by name is never skipped."""
-    mode = _session_sandbox(ctx)
-    if mode != "off" and str(getattr(ctx.settings, "mode", "")) in READ_ONLY_MODES:
+    if status.mode != "off" and permission_mode in READ_ONLY_MODES:
         return "read-only"
-    decision = CURRENT_DECISION.get()
-    if decision is not None and decision.outside_sandbox and _requested(ctx) == "auto":
+    if call.decision is not None and call.decision.outside_sandbox and status.requested == "auto":
         return "off"
-    return mode
+    return status.mode
 
 
-def _session_sandbox(ctx: ToolContext) -> str:
-    if ctx.sandbox is not None:
-        return ctx.sandbox
-    try:
-        return sandbox.resolve(str(getattr(ctx.settings, "sandbox", "off") or "off")).mode
-    except ConfigError as e:
-        raise ToolError(str(e)) from None
-
-
-def _requested(ctx: ToolContext) -> str:
-    return str(getattr(ctx.settings, "sandbox", "off") or "off")
-
-
-def _may_leave(ctx: ToolContext, mode: str) -> bool:
+def _may_leave(status: SandboxStatus, call: CallEnv, mode: str) -> bool:
     """Whether this call could run outside the sandbox if asked (its failure note says how)."""
-    decision = CURRENT_DECISION.get()
-    return mode != "off" and _requested(ctx) == "auto" and not (decision and decision.stays_sandboxed)
+    decision = call.decision
+    return mode != "off" and status.requested == "auto" and not (decision and decision.stays_sandboxed)
 
 
 def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, timeout: float,
-         mode: str) -> ToolOutput:
+         mode: str, may_leave: bool) -> ToolOutput:
     capture = StreamCapture(MAX_RESULT_CHARS - FOOTER_RESERVE, ctx.state_dir, "bash", default_masker())
     started = time.monotonic()
     try:
@@ -133,7 +125,7 @@ def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, ti
     if outcome == "cancelled":
         raise Cancelled()
     out = _result(capture, proc.returncode, outcome == "timeout", timeout, time.monotonic() - started, mode,
-                  _may_leave(ctx, mode))
+                  may_leave)
     missing = missing_path_note(out.text, ctx) if proc.returncode else ""
     if missing:
         out.text += "\n" + missing
@@ -162,10 +154,12 @@ def _result(capture: StreamCapture, code: int | None, timed_out: bool, timeout: 
     return ToolOutput(text, is_error=timed_out, summary=summary, display=display, spill_path=capture.spill_path)
 
 
-def _handler(tool_input: BashInput, ctx: ToolContext) -> ToolOutput:
+def _handler(tool_input: BashInput, ctx: ToolContext, status: SandboxStatus | None) -> ToolOutput:
+    if status is None:
+        raise ToolError("this bash tool was built without the session's sandbox status, so it runs nothing")
     default = float(getattr(ctx.settings, "bash_timeout", 120.0) or 120.0)
     timeout = min(tool_input.timeout or default, MAX_TIMEOUT)
-    return run_command(tool_input.command, ctx, timeout)
+    return run_command(tool_input.command, ctx, timeout, status)
 
 
 # -- facts for the permission policy --------------------------------------------------------------
@@ -198,11 +192,31 @@ def _summarize(tool_input: BashInput) -> str:
     return f"{shown} (timeout {tool_input.timeout:g} s)" if tool_input.timeout else shown
 
 
-bash_spec: ToolSpec[BashInput] = ToolSpec(
-    name="bash", description=DESCRIPTION, input_model=BashInput, handler=_handler, category="shell",
-    is_read_only=_read_only, is_destructive=_destructive,
-    summarize=_summarize, max_result_chars=MAX_RESULT_CHARS,
-    short_description="Run a shell command in the project root (non-interactive, timeout, exit code)",
-)
+def bash_spec(status: SandboxStatus | None) -> ToolSpec[BashInput]:
+    """The ``bash`` tool of a session whose sandbox is ``status``: its description states the sandbox's
+    rules and, where the sandbox may be left (``auto`` and on), its schema shows ``outside_sandbox``.
+    Built without a status (to list or describe the tools) it names no sandbox and runs nothing."""
+    mode = status.mode if status is not None else "off"
+    may_leave = status is not None and status.leavable
 
-TOOLS: list[ToolSpec[Any]] = [bash_spec]
+    def handler(tool_input: BashInput, ctx: ToolContext) -> ToolOutput:
+        return _handler(tool_input, ctx, status)
+
+    return ToolSpec(
+        name="bash", description=sandbox.describe(DESCRIPTION, mode, may_leave), input_model=BashInput,
+        handler=handler, category="shell", is_read_only=_read_only, is_destructive=_destructive,
+        summarize=_summarize, max_result_chars=MAX_RESULT_CHARS,
+        short_description="Run a shell command in the project root (non-interactive, timeout, exit code)",
+        schema_override=_schema_with_exit_argument() if may_leave else None,
+    )
+
+
+def _schema_with_exit_argument() -> dict[str, Any]:
+    schema = model_schema(BashInput)
+    schema["properties"] = {**schema.get("properties", {}), sandbox.EXIT_ARGUMENT: {"type": "boolean"}}
+    return schema
+
+
+def build_tools(status: SandboxStatus | None) -> list[ToolSpec[Any]]:
+    """This module's tools for a session whose sandbox is ``status`` (the registry calls it)."""
+    return [bash_spec(status)]
