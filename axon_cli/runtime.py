@@ -22,6 +22,7 @@ from axon_cli.extend.subagent import SessionParts
 from axon_cli.extend.wiring import Extensions, add_task_tool, load_extensions
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.permissions.decision_context import Containment
+from axon_cli.reports.undo import list_lines
 from axon_cli.sandbox import SandboxStatus
 from axon_cli.sandbox import resolve as resolve_sandbox
 from axon_cli.session.callbacks import SessionCallbacks
@@ -37,7 +38,7 @@ from axon_cli.session.transcript import (
     resolve_session_id,
     sessions_dir,
 )
-from axon_cli.snapshots import ProjectSnapshots, TurnSnapshots, list_lines, undo_turns
+from axon_cli.snapshots import ProjectSnapshots, TurnSnapshots, undo_turns
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext

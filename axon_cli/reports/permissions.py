@@ -15,7 +15,7 @@ from axon_cli.permissions.decision_context import DISK, Containment
 from axon_cli.permissions.modes import MODES, auto_fallback_note
 from axon_cli.permissions.paths import SENSITIVE_DESCRIPTION, fs_resolver
 from axon_cli.permissions.policy import load_policy
-from axon_cli.trust.report import waiting_lines
+from axon_cli.reports.trust import waiting_lines
 from axon_cli.trust.widening import PERMISSIONS
 
 __all__ = ["show_rules", "explain"]

@@ -8,9 +8,9 @@ from pathlib import Path
 from axon_cli.config import LoadedSettings
 from axon_cli.extend.pytool_loader import load_python_tools
 from axon_cli.extend.task_tool import SHORT_DESCRIPTION
+from axon_cli.reports.trust import waiting_lines
 from axon_cli.tools.registry import ToolRegistry, builtin_specs
 from axon_cli.tools.spec import ToolSpec
-from axon_cli.trust.report import waiting_lines
 
 __all__ = ["tools_listing"]
 

@@ -14,7 +14,7 @@ from axon_cli.masking import mask
 from axon_cli.mcp.client import McpManager, ServerState
 from axon_cli.mcp.servers import describe_target, load_servers
 from axon_cli.mcp.tools import tool_name
-from axon_cli.trust.report import waiting_lines
+from axon_cli.reports.trust import waiting_lines
 
 __all__ = ["list_servers_text"]
 
