@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from axon_cli.assembly import build_agent, model_client
 from axon_cli.config import LoadedSettings, Settings
 from axon_cli.core.agent import Agent
 from axon_cli.core.llm import LLMClient
 from axon_cli.core.local_defaults import start_local_defaults
 from axon_cli.core.protocol import configure as configure_protocol
-from axon_cli.core.protocol import system_block
 from axon_cli.errors import UsageError
 from axon_cli.events import Approver, Event, EventSink, Notice
 from axon_cli.extend.subagent import SessionParts
@@ -190,7 +190,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
         bus(Notice(message=fallback))
     dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus, hooks=extensions.hooks)
     extensions.bind(lambda: dispatcher.approver, sandbox.mode)   # hooks running a file changed in session
-    llm = LLMClient(settings, emit=bus)
+    llm = model_client(settings, bus)
     if mcp is not None:
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
     gathered = gather_context(project_root, Path.cwd())
@@ -203,12 +203,10 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     hook_context = extensions.start_session("resume" if resumed is not None else "startup")
     for line in extensions.notices:   # broken extension files, failing SessionStart hooks
         bus(Notice(message=line))
-    agent = Agent(llm=llm, registry=registry, dispatcher=dispatcher, ctx=ctx,
-                  system_prompt=lambda: (build_system_prompt(settings, registry, callbacks.current_mode())
-                                         + system_block(protocol, registry)),
-                  context=build_project_context(project_root, gathered, hook_context),
-                  emit=bus, callbacks=callbacks, protocol=protocol, messages=messages,
-                  turn_hooks=extensions.hooks)
+    agent = build_agent(settings, registry, dispatcher, llm, emit=bus, protocol=protocol,
+                        prompt=lambda: build_system_prompt(settings, registry, callbacks.current_mode()),
+                        context=build_project_context(project_root, gathered, hook_context),
+                        callbacks=callbacks, messages=messages, turn_hooks=extensions.hooks)
     return Runtime(loaded, project_root, session_id, bus, registry, ctx, policy, dispatcher, llm, agent,
                    extras={"mcp": mcp} if mcp is not None else {}, session=callbacks, extensions=extensions,
                    sandbox=sandbox, snapshots=snapshots)
