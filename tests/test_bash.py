@@ -242,3 +242,10 @@ def test_a_path_that_starts_with_the_project_dirs_own_name_is_pointed_at_the_rea
     r = bash(dispatcher, f"sed -i s/64/8/ {ctx.project_root.name}/app.ini")
     assert r.content.endswith(f"[{ctx.project_root.name}/app.ini does not exist: commands run in the project "
                               f"root ({ctx.project_root.name}) itself, so the path is app.ini]")
+
+
+def test_a_bash_built_without_the_sessions_sandbox_runs_nothing(ctx: ToolContext) -> None:
+    canary = ctx.project_root / "ran"
+    r = bash(Dispatcher(ToolRegistry.with_builtins(), ctx), f"touch {canary}")   # no SandboxStatus given
+    assert not r.ok and "built without the session's sandbox status" in r.content
+    assert not canary.exists()
