@@ -160,7 +160,7 @@ def tools(model: Optional[str] = MODEL) -> None:
     """List the tools: active ones first, then deferred ones (activated by tool_search); Python tools
     with their file."""
     def body() -> None:
-        from axon_cli.extend.listing import tools_listing
+        from axon_cli.reports.tools import tools_listing
 
         root = _project_root()
         lines, problems = tools_listing(_settings(root, model=model), root)
@@ -175,7 +175,7 @@ def config_cmd(model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL,
     """Print the effective settings and where each value came from."""
     def body() -> None:
         from axon_cli.model.local_defaults import apply_local_defaults
-        from axon_cli.trust.report import waiting_lines
+        from axon_cli.reports.trust import waiting_lines
         from axon_cli.trust.widening import CONFIG
 
         loaded = _settings(_project_root(), model=model, base_url=base_url, mode=mode)
@@ -202,7 +202,7 @@ def permissions_show(ctx: typer.Context, mode: Optional[str] = MODE) -> None:
         return
 
     def body() -> None:
-        from axon_cli.ui.permissions_report import show_rules
+        from axon_cli.reports.permissions import show_rules
 
         root = _project_root()
         typer.echo(show_rules(_settings(root, mode=mode), root))
@@ -214,7 +214,7 @@ def permissions_check(rule: str = typer.Argument(..., help="A call like 'bash(gi
                       mode: Optional[str] = MODE) -> None:
     """Explain what axon would decide for a call, and which rule or mode decides it."""
     def body() -> None:
-        from axon_cli.ui.permissions_report import explain
+        from axon_cli.reports.permissions import explain
 
         root = _project_root()
         typer.echo(explain(rule, _settings(root, mode=mode), root))
@@ -225,7 +225,7 @@ def permissions_check(rule: str = typer.Argument(..., help="A call like 'bash(gi
 def sessions() -> None:
     """List this project's sessions: id, date, first prompt, turns, tokens."""
     def body() -> None:
-        from axon_cli.session.transcript import sessions_table
+        from axon_cli.reports.sessions import sessions_table
 
         typer.echo(sessions_table(_project_root() / ".axon"))
     _guard(body)
@@ -239,7 +239,7 @@ app.add_typer(mcp_app, name="mcp")
 def mcp_list() -> None:
     """List the configured MCP servers and the tools each offers."""
     def body() -> None:
-        from axon_cli.mcp import list_servers_text
+        from axon_cli.reports.mcp import list_servers_text
 
         root = _project_root()
         typer.echo(list_servers_text(_settings(root), root))
@@ -258,7 +258,7 @@ def trust_cmd(yes: bool = typer.Option(False, "--yes", "-y", help="Trust what is
         import os
 
         from axon_cli.config import folder_trust, trust_requested
-        from axon_cli.trust import report
+        from axon_cli.reports import trust as report
 
         if list_all:
             from axon_cli.trust.store import TrustStore
@@ -280,7 +280,7 @@ def undo(count: int = typer.Argument(1, min=1, help="How many turns to undo, new
          list_: bool = typer.Option(False, "--list", "-l", help="List the turns that can be undone.")) -> None:
     """Put back what the last turn (or N turns) changed: file edits and bash commands alike."""
     def body() -> None:
-        from axon_cli.ui.undo import undo_command
+        from axon_cli.reports.undo import undo_command
 
         root = _project_root()
         for line in undo_command(_settings(root), root, count, list_):
@@ -292,7 +292,7 @@ def undo(count: int = typer.Argument(1, min=1, help="How many turns to undo, new
 def doctor() -> None:
     """Check the endpoint, the sandbox, ripgrep, trust, undo and where the config comes from."""
     def body() -> int:
-        from axon_cli.ui.doctor import run_doctor
+        from axon_cli.reports.doctor import run_doctor
 
         root = _project_root()
         return run_doctor(_settings(root), root, typer.echo)

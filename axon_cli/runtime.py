@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from axon_cli.assembly import build_agent, model_client
 from axon_cli.config import LoadedSettings, Settings
 from axon_cli.errors import UsageError
 from axon_cli.events import Approver, Event, EventSink, Notice
@@ -21,8 +22,8 @@ from axon_cli.model.local_defaults import start_local_defaults
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.permissions.decision_context import Containment
 from axon_cli.protocols.builtin import configure as configure_protocol
-from axon_cli.protocols.builtin import system_block
-from axon_cli.sandbox import SandboxStatus, sandboxed_specs
+from axon_cli.reports.undo import list_lines
+from axon_cli.sandbox import SandboxStatus
 from axon_cli.sandbox import resolve as resolve_sandbox
 from axon_cli.session.callbacks import SessionCallbacks
 from axon_cli.session.compaction import Compactor
@@ -38,9 +39,9 @@ from axon_cli.session.transcript import (
     sessions_dir,
     unreadable_sessions,
 )
-from axon_cli.snapshots import ProjectSnapshots, TurnSnapshots, list_lines, undo_turns
+from axon_cli.snapshots import ProjectSnapshots, TurnSnapshots, undo_turns
 from axon_cli.tools.dispatch import Dispatcher
-from axon_cli.tools.registry import ToolRegistry, builtin_specs
+from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext
 
 __all__ = ["Runtime", "build_runtime", "open_session", "EventBus"]
@@ -169,13 +170,13 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     session_id = session_id or new_session_id()
     state_dir = project_root / ".axon"
     bus = EventBus()
-    registry = ToolRegistry(sandboxed_specs(builtin_specs(), sandbox.mode, sandbox.leavable))
+    registry = ToolRegistry.with_builtins(sandbox)   # bash states the sandbox it runs in
     extensions = load_extensions(settings, project_root, session_id, registry, bus, loaded.trust)
     from axon_cli.mcp import start_mcp
 
     mcp = start_mcp(loaded, project_root, registry, bus)   # MCP servers connect in the background
     ctx = ToolContext(project_root=project_root, state_dir=state_dir, session_id=session_id,
-                      settings=settings, emit=bus, registry=registry, sandbox=sandbox.mode)
+                      settings=settings, emit=bus, registry=registry)
     snapshots = ProjectSnapshots.for_settings(project_root, settings)
     if sandbox.fell_back:        # kept by the bus until a frontend subscribes
         bus(Notice(message=f"sandbox: off ({sandbox.reason}); bash commands are not confined"))
@@ -190,7 +191,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
         bus(Notice(message=fallback))
     dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus, hooks=extensions.hooks)
     extensions.bind(lambda: dispatcher.approver, sandbox.mode)   # hooks running a file changed in session
-    llm = LLMClient(settings, emit=bus)
+    llm = model_client(settings, bus)
     if mcp is not None:
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
     gathered = gather_context(project_root, Path.cwd())
@@ -203,12 +204,10 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     hook_context = extensions.start_session("resume" if resumed is not None else "startup")
     for line in extensions.notices:   # broken extension files, failing SessionStart hooks
         bus(Notice(message=line))
-    agent = Agent(llm=llm, registry=registry, dispatcher=dispatcher, ctx=ctx,
-                  system_prompt=lambda: (build_system_prompt(settings, registry, callbacks.current_mode())
-                                         + system_block(protocol, registry)),
-                  context=build_project_context(project_root, gathered, hook_context),
-                  emit=bus, callbacks=callbacks, protocol=protocol, messages=messages,
-                  turn_hooks=extensions.hooks)
+    agent = build_agent(settings, registry, dispatcher, llm, emit=bus, protocol=protocol,
+                        prompt=lambda: build_system_prompt(settings, registry, callbacks.current_mode()),
+                        context=build_project_context(project_root, gathered, hook_context),
+                        callbacks=callbacks, messages=messages, turn_hooks=extensions.hooks)
     return Runtime(loaded, project_root, session_id, bus, registry, ctx, policy, dispatcher, llm, agent,
                    extras={"mcp": mcp} if mcp is not None else {}, session=callbacks, extensions=extensions,
                    sandbox=sandbox, snapshots=snapshots)
@@ -289,7 +288,7 @@ def _restore_mode(rt: Runtime, mode: str) -> None:
     if mode not in MODE_ORDER or MODE_ORDER[mode] <= MODE_ORDER.get(now, 1):
         if mode in MODE_ORDER:
             rt.policy.set_mode(mode)
-            rt.loaded.settings.mode = mode  # type: ignore[assignment]   # the bash tool's sandbox follows it
+            rt.loaded.settings.mode = mode  # type: ignore[assignment]   # the settings say the mode in force
         return
     rt.bus(Notice(message=f'this session ran in mode "{mode}"; resumed in "{now}" (a transcript never '
                           f"widens the mode: use --mode {mode} or /mode {mode})"))

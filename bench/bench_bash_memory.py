@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from axon_cli.config import Settings
+from axon_cli.sandbox import resolve
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
@@ -72,7 +73,7 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="axon-bench-"))
     try:
         ctx = ToolContext(project_root=root, state_dir=root / ".axon", session_id="bench", settings=Settings())
-        dispatcher = Dispatcher(ToolRegistry.with_builtins(), ctx)
+        dispatcher = Dispatcher(ToolRegistry.with_builtins(resolve(ctx.settings.sandbox)), ctx)
         run(dispatcher, "true")                                  # warm up: imports, first spawn
         rss_before = (status_kb("VmRSS") or 0) / 1024
         can_reset = reset_peak()

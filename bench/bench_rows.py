@@ -68,6 +68,7 @@ def bash_row(runs: int) -> list[tuple]:
     the output to a file itself (what keeping the whole output on disk costs this machine); and,
     for scale, what merely reading the output through a pipe costs (``| dd of=/dev/null``)."""
     from axon_cli.config import Settings
+    from axon_cli.sandbox import resolve
     from axon_cli.tools.dispatch import Dispatcher, ToolCall
     from axon_cli.tools.registry import ToolRegistry
     from axon_cli.tools.spec import ToolContext
@@ -80,7 +81,7 @@ def bash_row(runs: int) -> list[tuple]:
         root = Path(tempfile.mkdtemp(prefix="axon-bench-bash-"))
         try:
             ctx = ToolContext(project_root=root, state_dir=root / ".axon", session_id="b", settings=Settings())
-            dispatcher = Dispatcher(ToolRegistry.with_builtins(), ctx)
+            dispatcher = Dispatcher(ToolRegistry.with_builtins(resolve(ctx.settings.sandbox)), ctx)
             t = time.perf_counter()
             dispatcher.dispatch(ToolCall(f"b{i}", "bash", json.dumps({"command": BASH_100M, "timeout": 600})))
             elapsed = time.perf_counter() - t
@@ -112,8 +113,8 @@ def bash_row(runs: int) -> list[tuple]:
 
 def tree_rows(runs: int, tmp: Path) -> list[tuple]:
     from axon_cli.config import Settings
-    from axon_cli.tools.builtin.search import SearchFilesInput, list_paths, search
-    from axon_cli.tools.ripgrep import find_rg
+    from axon_cli.tools.builtin.search.ripgrep import find_rg
+    from axon_cli.tools.builtin.search.tool import SearchFilesInput, list_paths, search
     from axon_cli.tools.spec import ToolContext
 
     root = tmp / "tree"

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from axon_cli.config import Settings
-from axon_cli.tools.builtin.search import SearchFilesInput, list_paths, search
+from axon_cli.tools.builtin.search.tool import SearchFilesInput, list_paths, search
 from axon_cli.tools.spec import ToolContext
 
 

@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 
 from axon_cli.config import Settings
-from axon_cli.tools.builtin.shell import MAX_RESULT_CHARS, BashInput, bash_spec, command_env
+from axon_cli.masking import reset_default
+from axon_cli.sandbox import resolve
+from axon_cli.tools.builtin.shell.processes import command_env
+from axon_cli.tools.builtin.shell.tool import MAX_RESULT_CHARS, BashInput, bash_spec
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.governance import NOTE_MAX
-from axon_cli.tools.masking import reset_default
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
@@ -29,7 +31,7 @@ def ctx(tmp_path: Path) -> ToolContext:
 
 @pytest.fixture
 def dispatcher(ctx: ToolContext) -> Dispatcher:
-    return Dispatcher(ToolRegistry.with_builtins(), ctx)
+    return Dispatcher(ToolRegistry.with_builtins(resolve("off")), ctx)
 
 
 def bash(d: Dispatcher, command: str, **kw: object) -> CallResult:
@@ -74,7 +76,7 @@ def test_output_and_exit_code(dispatcher: Dispatcher) -> None:
 
 def test_no_output_and_summary(dispatcher: Dispatcher, ctx: ToolContext) -> None:
     events: list[object] = []
-    d = Dispatcher(ToolRegistry.with_builtins(), ctx, emit=events.append)
+    d = Dispatcher(ToolRegistry.with_builtins(resolve("off")), ctx, emit=events.append)
     r = bash(d, "true")
     assert r.content == "(no output)\nexit code 0"
     end = [e for e in events if getattr(e, "type", "") == "tool_call_end"][0]
@@ -126,7 +128,7 @@ def test_secrets_in_output_are_masked_including_env_values(tmp_path: Path, monke
         root.mkdir()
         (root / "leak.txt").write_text("token svc-0123456789abcdef\nDB_PASSWORD=hunter22x\n")
         c = ToolContext(project_root=root, state_dir=root / ".axon", session_id="s", settings=Settings(sandbox="off"))
-        r = bash(Dispatcher(ToolRegistry.with_builtins(), c), "cat leak.txt")
+        r = bash(Dispatcher(ToolRegistry.with_builtins(resolve("off")), c), "cat leak.txt")
         assert r.content == "token [REDACTED]\nDB_PASSWORD=[REDACTED]\nexit code 0"
     finally:
         reset_default()
@@ -210,14 +212,15 @@ def test_invalid_timeout_is_a_validation_error(dispatcher: Dispatcher) -> None:
 
 
 def test_spec_facts_and_summary() -> None:
-    assert bash_spec.category == "shell" and bash_spec.timeout is None
-    assert bash_spec.describe_call(BashInput(command="pytest -q", timeout=300)) == "pytest -q (timeout 300 s)"
-    assert bash_spec.describe_call(BashInput(command="a\nb\nc")) == "a …(+2 lines)"
-    assert bash_spec.is_read_only(BashInput(command="ls")) is True
-    assert bash_spec.concurrency_safe(BashInput(command="ls")) is True
-    assert bash_spec.is_read_only(BashInput(command="rm -rf x")) is False
-    assert bash_spec.is_destructive(BashInput(command="rm -rf x")) is True
-    assert bash_spec.concurrency_safe(BashInput(command="rm -rf x")) is False
+    spec = bash_spec(resolve("off"))
+    assert spec.category == "shell" and spec.timeout is None
+    assert spec.describe_call(BashInput(command="pytest -q", timeout=300)) == "pytest -q (timeout 300 s)"
+    assert spec.describe_call(BashInput(command="a\nb\nc")) == "a …(+2 lines)"
+    assert spec.is_read_only(BashInput(command="ls")) is True
+    assert spec.concurrency_safe(BashInput(command="ls")) is True
+    assert spec.is_read_only(BashInput(command="rm -rf x")) is False
+    assert spec.is_destructive(BashInput(command="rm -rf x")) is True
+    assert spec.concurrency_safe(BashInput(command="rm -rf x")) is False
 
 
 def test_a_command_failing_on_a_missing_path_shows_what_the_directory_holds(dispatcher, ctx):
@@ -239,3 +242,10 @@ def test_a_path_that_starts_with_the_project_dirs_own_name_is_pointed_at_the_rea
     r = bash(dispatcher, f"sed -i s/64/8/ {ctx.project_root.name}/app.ini")
     assert r.content.endswith(f"[{ctx.project_root.name}/app.ini does not exist: commands run in the project "
                               f"root ({ctx.project_root.name}) itself, so the path is app.ini]")
+
+
+def test_a_bash_built_without_the_sessions_sandbox_runs_nothing(ctx: ToolContext) -> None:
+    canary = ctx.project_root / "ran"
+    r = bash(Dispatcher(ToolRegistry.with_builtins(), ctx), f"touch {canary}")   # no SandboxStatus given
+    assert not r.ok and "built without the session's sandbox status" in r.content
+    assert not canary.exists()

@@ -218,12 +218,11 @@ def test_each_call_id_is_answered_once(setup):
 
 
 def test_an_approved_call_carries_outside_sandbox_to_the_handler_and_the_audit(tmp_path: Path) -> None:
-    from axon_cli.tools.spec import CURRENT_DECISION
-
     seen: list[Decision | None] = []
 
     def record(inp: EchoInput, ctx: ToolContext) -> str:
-        seen.append(CURRENT_DECISION.get())
+        assert ctx.call.call_id == "c2"
+        seen.append(ctx.call.decision)
         return "ran"
 
     registry = ToolRegistry([spec("leave", record)])
@@ -239,7 +238,7 @@ def test_an_approved_call_carries_outside_sandbox_to_the_handler_and_the_audit(t
     dispatcher.approver = AutoApprover()
     assert dispatcher.dispatch(call("leave", {"text": "x"}, "c2")).ok
     assert len(seen) == 1 and seen[0] is not None and seen[0].outside_sandbox == "git commit writes .git"
-    assert CURRENT_DECISION.get() is None                           # reset after the handler
+    assert ctx.call.decision is None                                # the session's context is not the call's
     decisions = [e for e in events if isinstance(e, PermissionDecision)]
     assert [(d.final, d.outside_sandbox, d.outside_reason) for d in decisions] == [
         ("deny", True, "git commit writes .git"), ("allow", True, "git commit writes .git")]

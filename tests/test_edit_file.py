@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.tools.builtin.files import EditFileInput
+from axon_cli.tools.builtin.files.tool import EditFileInput
 from tests.test_file_tools import Tools
 
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from axon_cli.tools.capture import StreamCapture
-from axon_cli.tools.masking import REDACTED, Masker
+from axon_cli.masking import REDACTED, Masker
+from axon_cli.tools.builtin.shell.capture import StreamCapture
 
 PRIVATE_LINES = ["AAAAIHB1dHR5LXByaXZhdGUta2V5LW1hdGVyaWFsLTAxMjM0NTY3ODlhYmNkZWZn",
                  "aGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODlBQkNERUZHSElKS0xNTk9QUVJT",

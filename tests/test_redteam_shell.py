@@ -16,7 +16,8 @@ import pytest
 from axon_cli.config import load_settings
 from axon_cli.permissions.policy import decide, load_policy
 from axon_cli.permissions.rules import RuleSet, rules_from_data
-from axon_cli.permissions.shell import analyze
+from axon_cli.permissions.shell.analyze import analyze
+from axon_cli.sandbox import resolve
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
@@ -44,7 +45,7 @@ def dispatcher(root: Path, mode: str | None = None, rules: str | None = None) ->
     policy = load_policy(loaded, root)
     if mode:
         policy.set_mode(mode)
-    registry = ToolRegistry.with_builtins()
+    registry = ToolRegistry.with_builtins(resolve(loaded.settings.sandbox))
     ctx = ToolContext(project_root=root, state_dir=root / ".axon", session_id="rt", settings=loaded.settings,
                       registry=registry)
     return Dispatcher(registry, ctx, policy=policy)

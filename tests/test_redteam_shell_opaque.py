@@ -14,6 +14,7 @@ import pytest
 
 from axon_cli.config import load_settings
 from axon_cli.permissions.policy import load_policy
+from axon_cli.sandbox import resolve
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
@@ -59,7 +60,7 @@ def _dispatcher(root: Path, mode: str) -> Dispatcher:
     loaded = load_settings(root, trust_run=True)
     policy = load_policy(loaded, root)
     policy.set_mode(mode)
-    registry = ToolRegistry.with_builtins()
+    registry = ToolRegistry.with_builtins(resolve(loaded.settings.sandbox))
     ctx = ToolContext(project_root=root, state_dir=root / ".axon", session_id="rt", settings=loaded.settings,
                       registry=registry)
     return Dispatcher(registry, ctx, policy=policy)

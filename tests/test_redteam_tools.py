@@ -14,10 +14,12 @@ import pytest
 
 from axon_cli.config import load_settings
 from axon_cli.events import AutoApprover
+from axon_cli.masking import Masker
 from axon_cli.permissions.policy import load_policy
-from axon_cli.tools.builtin.shell import command_env
+from axon_cli.sandbox import resolve
+from axon_cli.tools.builtin.shell.processes import command_env
+from axon_cli.tools.builtin.shell.tool import bash_spec
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
-from axon_cli.tools.masking import Masker
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
@@ -31,7 +33,7 @@ def d(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Dispatcher:
     loaded = load_settings(root)
     policy = load_policy(loaded, root)
     policy.set_mode("yolo")
-    registry = ToolRegistry.with_builtins()
+    registry = ToolRegistry.with_builtins(resolve(loaded.settings.sandbox))
     ctx = ToolContext(project_root=root, state_dir=root / ".axon", session_id="rt", settings=loaded.settings,
                       registry=registry)
     return Dispatcher(registry, ctx, policy=policy, approver=AutoApprover())
@@ -61,7 +63,8 @@ def test_commands_get_a_non_interactive_editor() -> None:
 
 def test_git_commit_without_message_fails_fast_instead_of_opening_vim(d: Dispatcher,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    d.ctx.sandbox = "off"      # git init writes .git, which the sandbox keeps read-only
+    d.registry.unregister("bash")      # git init writes .git, which the sandbox keeps read-only:
+    d.registry.register(bash_spec(resolve("off")))   # the unsandboxed bash
     monkeypatch.setenv("EDITOR", "vi")
     monkeypatch.setenv("VISUAL", "vi")
     out = d.dispatch(ToolCall(id="c1", name="bash", arguments=json.dumps({

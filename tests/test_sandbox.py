@@ -15,8 +15,9 @@ import pytest
 from axon_cli import sandbox
 from axon_cli.config import Settings
 from axon_cli.errors import ConfigError
+from axon_cli.tools.builtin.shell.tool import bash_spec
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
-from axon_cli.tools.registry import ToolRegistry, builtin_specs
+from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
 
@@ -48,7 +49,7 @@ def root(tmp_path: Path) -> Path:
 def dispatcher(root: Path, mode: str) -> Dispatcher:
     ctx = ToolContext(project_root=root, state_dir=root / ".axon", session_id=f"s-{mode}",
                       settings=Settings(bash_timeout=20, sandbox=mode))  # type: ignore[arg-type]
-    return Dispatcher(ToolRegistry.with_builtins(), ctx)
+    return Dispatcher(ToolRegistry.with_builtins(sandbox.resolve(mode)), ctx)
 
 
 def bash(d: Dispatcher, command: str, **kw: object) -> CallResult:
@@ -177,8 +178,7 @@ def test_timeout_kills_everything_under_bwrap(root: Path) -> None:
 
 def test_bash_description_names_the_sandbox() -> None:
     def bash_description(mode: str) -> str:
-        (spec,) = [s for s in sandbox.sandboxed_specs(builtin_specs(), mode) if s.name == "bash"]
-        return spec.description
+        return bash_spec(sandbox.SandboxStatus(mode, mode, "")).description
 
     original = ToolRegistry.with_builtins().get("bash")
     assert original is not None and bash_description("off") == original.description
@@ -206,7 +206,9 @@ def test_check_available_without_bwrap_on_path(monkeypatch: pytest.MonkeyPatch, 
     with pytest.raises(ConfigError) as err:
         sandbox.check_available("read-only")
     assert str(err.value) == "sandbox 'read-only' needs bubblewrap: apt install bubblewrap (or use --sandbox off)"
-    r = bash(dispatcher(tmp_path, "workspace-write"), "echo never")   # never silently unsandboxed
+    started = sandbox.SandboxStatus("workspace-write", "workspace-write", "bubblewrap worked at start-up")
+    ctx = ToolContext(project_root=tmp_path, state_dir=tmp_path / ".axon", session_id="s-gone", settings=Settings())
+    r = bash(Dispatcher(ToolRegistry.with_builtins(started), ctx), "echo never")   # never silently unsandboxed
     assert not r.ok and "needs bubblewrap" in r.content and "never" not in r.content
 
 
@@ -303,7 +305,7 @@ def test_sandbox_hide_and_sensitive_files_at_any_depth(root: Path, tmp_path: Pat
     ctx = ToolContext(project_root=root, state_dir=root / ".axon", session_id="s-hide",
                       settings=Settings(bash_timeout=20, sandbox="workspace-write",
                                         sandbox_hide=["~/.config/op", "*.sqlite"]))
-    d = Dispatcher(ToolRegistry.with_builtins(), ctx)
+    d = Dispatcher(ToolRegistry.with_builtins(sandbox.resolve("workspace-write")), ctx)
     r = bash(d, "cat a/b/.env.production a/b/server.key app.sqlite ~/.config/op/token notes.txt; "
                 "echo x > a/b/server.key")
     for secret in ("deep-secret", "key-secret", "db-secret", "op-secret"):
@@ -322,8 +324,8 @@ def test_the_note_and_the_argument_only_where_the_sandbox_can_be_left() -> None:
     assert sandbox.explain("curl: (6) Could not resolve host: x", "workspace-write", may_leave=True).startswith(
         "(sandbox: workspace-write: no network access; to run it outside the sandbox")
     assert sandbox.explain(failed, "off", may_leave=True) is None
-    (plain,) = [s for s in sandbox.sandboxed_specs(builtin_specs(), "workspace-write") if s.name == "bash"]
-    (leaving,) = [s for s in sandbox.sandboxed_specs(builtin_specs(), "workspace-write", True) if s.name == "bash"]
+    plain = bash_spec(sandbox.SandboxStatus("workspace-write", "workspace-write", ""))
+    leaving = bash_spec(sandbox.SandboxStatus("auto", "workspace-write", ""))
     assert "outside_sandbox" not in plain.json_schema()["properties"] and "outside_sandbox" not in plain.description
     assert leaving.json_schema()["properties"]["outside_sandbox"] == {"type": "boolean"}
     assert leaving.description.endswith("Set outside_sandbox: true to run a command the sandbox blocks (network, "

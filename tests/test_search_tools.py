@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.tools.ripgrep import find_rg
+from axon_cli.tools.builtin.search.ripgrep import find_rg
 from tests.test_file_tools import Tools
 
 
@@ -168,7 +168,7 @@ def test_utf16_files_are_searched(tools: Tools) -> None:
 @pytest.mark.parametrize("backend", ["rg", "python"])
 def test_search_skips_sensitive_files_unless_named(tmp_path, backend, monkeypatch):
     from axon_cli.config import Settings
-    from axon_cli.tools.builtin.search import SearchFilesInput, search
+    from axon_cli.tools.builtin.search.tool import SearchFilesInput, search
     from axon_cli.tools.spec import ToolContext
 
     (tmp_path / ".env").write_text("DB_HOST=prod.example\n")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from axon_cli.errors import UsageError
+from axon_cli.reports.sessions import sessions_table
 from axon_cli.session.transcript import (
     INTERRUPTED_RESULT,
     Transcript,
@@ -16,7 +17,6 @@ from axon_cli.session.transcript import (
     load_transcript,
     repair_tool_pairs,
     resolve_session_id,
-    sessions_table,
 )
 
 

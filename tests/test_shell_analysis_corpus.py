@@ -11,7 +11,7 @@ from axon_cli.permissions.base import Decision
 from axon_cli.permissions.decision_context import Containment
 from axon_cli.permissions.policy import decide
 from axon_cli.permissions.rules import RuleSet, rules_from_data
-from axon_cli.permissions.shell import analyze
+from axon_cli.permissions.shell.analyze import analyze
 
 ROOT = Path("/work/proj")
 HOME = Path("/home/user")

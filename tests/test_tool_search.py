@@ -12,8 +12,8 @@ from pydantic import BaseModel
 
 from axon_cli.config import Settings
 from axon_cli.session.context import build_system_prompt
+from axon_cli.tools.builtin.tool_search.ranking import rank_tools, stem, tokenize
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
-from axon_cli.tools.ranking import rank_tools, stem, tokenize
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext, ToolSpec
 

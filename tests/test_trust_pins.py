@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from axon_cli.reports.trust import describe
 from axon_cli.trust import FolderTrust
 from axon_cli.trust.changes import SessionChanges
 from axon_cli.trust.pins import argv_files, command_files
-from axon_cli.trust.report import describe
 from axon_cli.trust.store import TrustStore
 from axon_cli.trust.widening import CONFIG, MCP_JSON
 

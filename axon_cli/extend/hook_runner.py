@@ -31,9 +31,9 @@ from typing import Any, Literal
 
 from axon_cli.config import HookConfig
 from axon_cli.extend.hook_guard import OUTSIDE, HookGuard, Placement, hook_label
+from axon_cli.masking import mask
 from axon_cli.tools.audit import AuditLog
-from axon_cli.tools.builtin.shell import RUN_MARKER, command_env, kill_tree, shell_path
-from axon_cli.tools.masking import mask
+from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, kill_tree, shell_path
 
 __all__ = ["HookRunner", "HookResult", "HookReply"]
 

@@ -22,7 +22,7 @@ from typing import Any
 from axon_cli.events import EventSink, Notice
 from axon_cli.extend.hook_runner import HookReply, HookResult, HookRunner
 from axon_cli.loop.callbacks import PromptVerdict
-from axon_cli.tools.masking import mask
+from axon_cli.masking import mask
 from axon_cli.tools.tool_hooks import HookVerdict
 
 __all__ = ["UserHooks"]

@@ -6,7 +6,8 @@ user's PreToolUse/PostToolUse hooks, the checkpointer (``/undo`` restores its ed
 log, and the cancel event (Ctrl-C stops every running sub-agent). What is its own: the messages,
 the record of files read (read-before-edit), the tool registry (its definition's tools, never
 ``task`` itself), and a model client (its own model, if the definition names one; the quirks the
-parent's client learned about the endpoint are copied). Its usage is added to the session's.
+parent's client learned about the endpoint carry over). Its usage is added to the session's. It is
+built by the same factory as the session's agent (``assembly.py``).
 """
 
 from __future__ import annotations
@@ -16,18 +17,16 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from axon_cli.assembly import build_agent, model_client
 from axon_cli.config import Settings
 from axon_cli.events import ApprovalAnswer, ApprovalRequest, Approver, EventSink
 from axon_cli.extend.agents import AgentDefinition
 from axon_cli.extend.subagent_progress import ProgressSink
-from axon_cli.loop.agent import Agent
 from axon_cli.loop.callbacks import AgentCallbacks, Loop
 from axon_cli.loop.results import RunResult
 from axon_cli.model.llm import LLMClient
 from axon_cli.permissions.base import PermissionPolicy
-from axon_cli.protocols.builtin import make_protocol, system_block
 from axon_cli.session.context import PromptContext, build_project_context, build_system_prompt, load_template
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
@@ -78,20 +77,12 @@ def _registry(parts: SessionParts, names: tuple[str, ...]) -> tuple[ToolRegistry
     return ToolRegistry(specs), missing
 
 
-def _client(parts: SessionParts, settings: Settings, emit: EventSink) -> LLMClient:
-    llm = LLMClient(settings, emit=emit)
-    parent = parts.llm
-    llm.dropped_params = set(parent.dropped_params)
-    llm.streaming, llm.null_content = parent.streaming, parent.null_content
-    llm.extra_params = dict(parent.extra_params)
-    return llm
-
-
-def _system_prompt(parts: SessionParts, settings: Settings, registry: ToolRegistry, definition: AgentDefinition,
-                   protocol: Any) -> str:
+def _system_prompt(parts: SessionParts, settings: Settings, registry: ToolRegistry,
+                   definition: AgentDefinition) -> str:
+    """The session's system prompt with the definition's role (the protocol's part is added after)."""
     base = build_system_prompt(settings, registry, parts.policy.mode)
     role = load_template("subagent.md").format(role=definition.role or "")
-    return f"{base.rstrip()}\n\n{role.strip()}\n" + system_block(protocol, registry)
+    return f"{base.rstrip()}\n\n{role.strip()}\n"
 
 
 def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, description: str,
@@ -105,14 +96,13 @@ def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, 
     ctx = ToolContext(project_root=parts.project_root, state_dir=parts.project_root / ".axon",
                       session_id=parts.session_id, settings=settings, cancel=parts.cancel, emit=sink,
                       registry=registry, checkpointer=parts.checkpointer)
-    llm = _client(parts, settings, sink)
-    protocol = make_protocol(settings, registry, sink)
+    llm = model_client(settings, sink, endpoint=parts.llm)
     dispatcher = Dispatcher(registry, ctx, policy=parts.policy, approver=_saying_who(parts.approver(), description),
                             emit=sink, hooks=parts.hooks)
-    agent = Agent(llm=llm, registry=registry, dispatcher=dispatcher, ctx=ctx, emit=sink, protocol=protocol,
-                  system_prompt=_system_prompt(parts, settings, registry, definition, protocol),
-                  context=build_project_context(parts.project_root, parts.gathered),
-                  callbacks=_StopWhenCancelled(parts.cancel), shared_cancel=True)
+    agent = build_agent(settings, registry, dispatcher, llm, emit=sink,
+                        prompt=_system_prompt(parts, settings, registry, definition),
+                        context=build_project_context(parts.project_root, parts.gathered),
+                        callbacks=_StopWhenCancelled(parts.cancel), shared_cancel=True)
     try:
         result = agent.run(prompt, max_turns=definition.max_turns)
     except Cancelled:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from axon_cli.extend.agents import GENERAL, AgentDefinition
 from axon_cli.extend.subagent import SessionParts, run_subagent
-from axon_cli.tools.spec import CURRENT_CALL_ID, ToolContext, ToolError, ToolOutput, ToolSpec
+from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
 
 __all__ = ["TaskInput", "task_spec", "SHORT_DESCRIPTION"]
 
@@ -46,7 +46,7 @@ def task_spec(parts: SessionParts, agents: dict[str, AgentDefinition]) -> ToolSp
         if definition is None:
             raise ToolError(f"unknown agent {tool_input.agent!r}; the agents are: {', '.join(agents)}")
         return run_subagent(parts, definition, tool_input.prompt, tool_input.description,
-                            CURRENT_CALL_ID.get() or "task")
+                            ctx.call.call_id or "task")
 
     return ToolSpec(
         name="task", description=_describe(agents), input_model=TaskInput, handler=handler, category="other",

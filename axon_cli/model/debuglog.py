@@ -9,8 +9,8 @@ import json
 import logging
 from typing import Any
 
+from axon_cli.masking import mask
 from axon_cli.model.turns import AssistantTurn
-from axon_cli.tools.masking import mask
 from axon_cli.tools.registry import ToolRegistry
 
 __all__ = ["REPLY_CAP", "enabled", "shown", "log_request", "log_reply", "protocol_name"]

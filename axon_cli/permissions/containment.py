@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from axon_cli.permissions.shell_facts import command_name
+from axon_cli.permissions.shell.facts import command_name
 
 if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import Containment, DecisionContext
-    from axon_cli.permissions.shell import CommandAnalysis, Unit
+    from axon_cli.permissions.shell.analyze import CommandAnalysis, Unit
 
 __all__ = ["not_contained", "changed_words", "operands", "reaches_out", "SANDBOXED_UNDOABLE"]
 

@@ -6,7 +6,7 @@ snapshot can undo them. Destructive: what always destroys (``rm``, ``chmod``, ``
 …: the unit's ``destructive``), and overwriting a file that exists (``>``, ``cp``/``mv``/``ln -f``/
 ``tee``/``dd`` onto it: its ``overwrites``). An edit changes an existing file in place (``sed -i``,
 formatters, ``>>``: its ``edits``). Creating a new file is neither; nor is running a program whose
-own file operations are opaque (``make``). The analysis (``shell_targets``) names the words; here
+own file operations are opaque (``make``). The analysis (``shell.targets``) names the words; here
 the disk says which exist (``exists``/``is_dir``; without them every word is taken to name a file).
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from axon_cli.permissions.shell import Unit
+    from axon_cli.permissions.shell.analyze import Unit
 
 __all__ = ["Effects", "unit_effects"]
 

@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from axon_cli.permissions.containment import changed_words, operands, reaches_out
-from axon_cli.permissions.git_effects import git_effects
 from axon_cli.permissions.paths import sensitive_reason
-from axon_cli.permissions.shell_facts import command_name, destructive_reason
+from axon_cli.permissions.shell.facts import command_name, destructive_reason
+from axon_cli.permissions.shell.git_effects import git_effects
 
 if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import DecisionContext
     from axon_cli.permissions.paths import PathFacts
-    from axon_cli.permissions.shell import CommandAnalysis, Unit
+    from axon_cli.permissions.shell.analyze import CommandAnalysis, Unit
 
 __all__ = ["SandboxExit", "sandbox_exit", "ASKED", "runs_project_code"]
 

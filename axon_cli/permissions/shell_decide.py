@@ -23,9 +23,9 @@ from axon_cli.permissions.modes import effective_mode
 from axon_cli.permissions.paths import PathFacts, sensitive_reason
 from axon_cli.permissions.rules import FILE_TOOLS, Rule, bash_match
 from axon_cli.permissions.sandbox_exit import ASKED, runs_project_code, sandbox_exit
-from axon_cli.permissions.shell import CommandAnalysis, Unit, analyze
-from axon_cli.permissions.shell_facts import command_name
-from axon_cli.permissions.shell_readers import version_query
+from axon_cli.permissions.shell.analyze import CommandAnalysis, Unit, analyze
+from axon_cli.permissions.shell.facts import command_name
+from axon_cli.permissions.shell.readers import version_query
 
 if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import DecisionContext

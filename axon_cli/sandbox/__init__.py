@@ -10,7 +10,8 @@ where bubblewrap works, else ``off`` with a notice), ``off``, ``read-only``, ``w
 - ``scan``: the bounded, cached directory walk those two use before each command.
 - ``hidden``: credential stores and the project's sensitive files, which read as empty inside.
 - ``mountpoints``: the transient mount point of a ``.git`` that does not exist yet.
-- ``text``: what the model is told (tool description, a note when the sandbox caused a failure).
+- ``text``: what the model is told (the rules the bash tool's description states, a note when the
+  sandbox caused a failure).
 """
 
 from axon_cli.sandbox.bwrap import PROTECTED, confine, wrap_command
@@ -24,7 +25,7 @@ from axon_cli.sandbox.probe import (
     probe_failure,
     resolve,
 )
-from axon_cli.sandbox.text import describe, explain, sandboxed_specs
+from axon_cli.sandbox.text import EXIT_ARGUMENT, describe, explain
 
 __all__ = ["MODES", "CHOICES", "PROTECTED", "SandboxStatus", "Hidden", "wrap_command", "confine", "check_available",
-           "find_bwrap", "probe_failure", "resolve", "hidden_set", "describe", "explain", "sandboxed_specs"]
+           "find_bwrap", "probe_failure", "resolve", "hidden_set", "describe", "explain", "EXIT_ARGUMENT"]

@@ -1,14 +1,10 @@
-"""What the model and the user are told about the sandbox: the bash tool's extra description (and,
-for an ``auto`` sandbox, its ``outside_sandbox`` argument), and a one-line note when a command's
-output shows a failure the sandbox caused."""
+"""What the model and the user are told about the sandbox: the rules the bash tool's description adds
+(and, for an ``auto`` sandbox, the name of its ``outside_sandbox`` argument), and a one-line note when
+a command's output shows a failure the sandbox caused. The bash tool builds its own spec from these."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable
-from typing import Any
-
-__all__ = ["describe", "sandboxed_specs", "explain", "EXIT_ARGUMENT"]
+__all__ = ["describe", "explain", "EXIT_ARGUMENT"]
 
 EXIT_ARGUMENT = "outside_sandbox"
 _DESCRIPTIONS = {
@@ -32,24 +28,6 @@ def describe(description: str, mode: str, may_leave: bool = False) -> str:
     if extra and may_leave:
         extra += " " + _LEAVE
     return f"{description.rstrip()}\n{extra}" if extra else description
-
-
-def _with_exit_argument(spec: Any) -> dict[str, Any]:
-    schema = spec.json_schema()
-    schema["properties"] = {**schema.get("properties", {}), EXIT_ARGUMENT: {"type": "boolean"}}
-    return schema
-
-
-def sandboxed_specs(specs: Iterable[Any], mode: str, may_leave: bool = False) -> list[Any]:
-    """The tool specs with the sandbox's rules added to the ``bash`` description (copies, in order);
-    with ``may_leave`` (an ``auto`` sandbox that is on) its schema also shows ``outside_sandbox``."""
-    out = []
-    for s in specs:
-        if s.name == "bash" and mode != "off":
-            extra = {"schema_override": _with_exit_argument(s)} if may_leave else {}
-            s = dataclasses.replace(s, description=describe(s.description, mode, may_leave), **extra)
-        out.append(s)
-    return out
 
 
 def explain(output: str, mode: str, may_leave: bool = False) -> str | None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from axon_cli.masking import mask
 from axon_cli.permissions.paths import sensitive_reason
-from axon_cli.tools.masking import mask
 
 __all__ = ["expand_mentions", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
 

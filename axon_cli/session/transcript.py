@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.errors import ConfigError, UsageError
+from axon_cli.masking import mask
 from axon_cli.session.transcript_lines import int_or_zero, line_object, valid_message
 from axon_cli.state import ensure_state_dir
-from axon_cli.tools.masking import mask
 
 __all__ = [
     "Transcript", "LoadedTranscript", "SessionInfo", "new_session_id", "load_transcript",
-    "list_sessions", "latest_session_id", "resolve_session_id", "sessions_table", "repair_tool_pairs",
+    "list_sessions", "latest_session_id", "resolve_session_id", "repair_tool_pairs",
     "mask_value", "sessions_dir", "INTERRUPTED_RESULT", "valid_message", "MAX_TRANSCRIPT_BYTES",
 ]
 
@@ -292,18 +292,3 @@ def resolve_session_id(state_dir: Path, wanted: str) -> str:
         raise UsageError(f"session id '{wanted}' is ambiguous ({len(matches)} sessions match); "
                          "give more of it (see `axon sessions`)")
     raise UsageError(f"no session '{wanted}' in this project (see `axon sessions`)")
-
-
-def sessions_table(state_dir: Path) -> str:
-    """The text of ``axon sessions``: id, date, first prompt, turns, tokens."""
-    infos = list_sessions(state_dir)
-    if not infos:
-        return "no sessions yet in this project"
-    rows = [("ID", "DATE", "TURNS", "TOKENS", "FIRST PROMPT")]
-    for s in infos:
-        prompt = " ".join(s.first_prompt.split())
-        prompt = prompt if len(prompt) <= 60 else prompt[:59] + "…"
-        rows.append((s.id, s.started[:16].replace("T", " "), str(s.turns), f"{s.tokens:,}", prompt))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return "\n".join(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  "
-                     f"{r[3]:>{widths[3]}}  {r[4]}".rstrip() for r in rows)

@@ -9,10 +9,9 @@ can be taken back.
 """
 
 from axon_cli.snapshots.checkpointer import TurnSnapshots
-from axon_cli.snapshots.report import Outcome, UndoReport, list_lines
+from axon_cli.snapshots.report import Outcome, UndoReport
 from axon_cli.snapshots.shadow import SnapshotError
 from axon_cli.snapshots.store import ProjectSnapshots
 from axon_cli.snapshots.undo import undo_turns
 
-__all__ = ["ProjectSnapshots", "TurnSnapshots", "SnapshotError", "Outcome", "UndoReport", "undo_turns",
-           "list_lines"]
+__all__ = ["ProjectSnapshots", "TurnSnapshots", "SnapshotError", "Outcome", "UndoReport", "undo_turns"]

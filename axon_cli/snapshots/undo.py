@@ -20,12 +20,12 @@ from pathlib import Path
 
 from axon_cli.snapshots.changes import Changes, compare, tree_entries
 from axon_cli.snapshots.modes import under, walk
-from axon_cli.snapshots.report import Outcome, UndoReport, list_lines
+from axon_cli.snapshots.report import Outcome, UndoReport
 from axon_cli.snapshots.restore import LINK, State, Want, dir_bits, matches, state, write
 from axon_cli.snapshots.shadow import Entry
 from axon_cli.snapshots.store import ProjectSnapshots, Record
 
-__all__ = ["Outcome", "UndoReport", "undo_turns", "list_lines"]
+__all__ = ["Outcome", "UndoReport", "undo_turns"]
 
 CHANGED_SINCE = "changed after that turn (left as it is)"
 NOT_READ = "could not be read when that turn began, so undo cannot bring it back"

@@ -29,15 +29,14 @@ from axon_cli.events import (
     ToolCallBegin,
     ToolCallEnd,
 )
+from axon_cli.masking import mask as default_mask
 from axon_cli.permissions.base import AllowAll, Decision, PermissionPolicy
 from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.gate import PermissionGate
 from axon_cli.tools.governance import govern
-from axon_cli.tools.masking import mask as default_mask
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import (
-    CURRENT_CALL_ID,
-    CURRENT_DECISION,
+    CallEnv,
     Cancelled,
     ToolContext,
     ToolError,
@@ -214,22 +213,16 @@ class Dispatcher:
         return None
 
     def _run_handler(self, p: Prepared) -> ToolOutput:
-        token, decided = CURRENT_CALL_ID.set(p.call.id), CURRENT_DECISION.set(p.decision)
-        try:
-            return self._run_handler_timed(p)
-        finally:
-            CURRENT_DECISION.reset(decided)
-            CURRENT_CALL_ID.reset(token)
-
-    def _run_handler_timed(self, p: Prepared) -> ToolOutput:
+        """The handler, given this call's id and final permission decision (``ToolContext.call``)."""
+        ctx = self.ctx.for_call(CallEnv(p.call.id, p.decision))
         timeout = p.spec.timeout
         if timeout is None:
-            return _as_output(p.spec.handler(p.tool_input, self.ctx))
+            return _as_output(p.spec.handler(p.tool_input, ctx))
         box: dict[str, Any] = {}
 
         def target() -> None:
             try:
-                box["out"] = _as_output(p.spec.handler(p.tool_input, self.ctx))
+                box["out"] = _as_output(p.spec.handler(p.tool_input, ctx))
             except BaseException as e:  # handed back to the caller's thread below
                 box["err"] = e
 

@@ -4,7 +4,7 @@
 A denial becomes the reason the model reads ("Permission denied: … (rule or mode that decided)");
 an approval with "always" writes the narrowest rule through the policy. A call that would run
 outside the sandbox says so in the request, the decision event and a denial; approved, the final
-decision keeps ``outside_sandbox`` for the handler (dispatch carries it there).
+decision keeps ``outside_sandbox`` for the handler (dispatch hands it over in ``ToolContext.call``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Budget semantics: a result longer than ``limit`` becomes a body of at most ``lim
 of the original left out between head and tail, and the tail gets most of the budget (exit codes, test summaries and errors are at the end) — followed by a note of
 at most ``NOTE_MAX`` characters naming the spill file and how to page through it with read_file.
 
-``capture.StreamCapture`` does the same for output that arrives in pieces (a running command).
+``builtin/shell/capture.StreamCapture`` does the same for output that arrives in pieces (a running command).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """The tool registry: every known spec, which deferred ones are active, and discovery.
 
 Adding a built-in tool is one module in ``axon_cli/tools/builtin/`` that defines
-``TOOLS: list[ToolSpec]``; nothing else is edited.
+``TOOLS: list[ToolSpec]``, or ``build_tools(sandbox)`` when its specs depend on the session's sandbox
+(``bash``), or a package there whose ``tool`` module does (its machinery beside it); nothing else is
+edited.
 """
 
 from __future__ import annotations
@@ -11,21 +13,28 @@ import importlib
 import pkgutil
 import threading
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from axon_cli.tools.spec import ToolSpec
+
+if TYPE_CHECKING:
+    from axon_cli.sandbox import SandboxStatus
 
 __all__ = ["ToolRegistry", "builtin_specs"]
 
 
-def builtin_specs() -> list[ToolSpec[Any]]:
-    """Every spec defined by a module of ``axon_cli.tools.builtin``, in module order."""
+def builtin_specs(sandbox: SandboxStatus | None = None) -> list[ToolSpec[Any]]:
+    """Every spec defined by a module (or a package's ``tool`` module) of ``axon_cli.tools.builtin``,
+    in name order, for a session whose sandbox is ``sandbox`` (``None``: to list or describe the tools;
+    ``bash`` then names no sandbox and runs nothing)."""
     from axon_cli.tools import builtin
 
     specs: list[ToolSpec[Any]] = []
     for info in sorted(pkgutil.iter_modules(builtin.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{builtin.__name__}.{info.name}")
-        specs.extend(getattr(module, "TOOLS", []))
+        name = f"{builtin.__name__}.{info.name}" + (".tool" if info.ispkg else "")
+        module = importlib.import_module(name)
+        build = getattr(module, "build_tools", None)
+        specs.extend(build(sandbox) if build is not None else getattr(module, "TOOLS", []))
     return specs
 
 
@@ -38,8 +47,8 @@ class ToolRegistry:
             self.register(spec)
 
     @classmethod
-    def with_builtins(cls) -> ToolRegistry:
-        return cls(builtin_specs())
+    def with_builtins(cls, sandbox: SandboxStatus | None = None) -> ToolRegistry:
+        return cls(builtin_specs(sandbox))
 
     def register(self, spec: ToolSpec[Any]) -> None:
         if spec.name in self._specs:

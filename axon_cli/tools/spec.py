@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Iterable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ToolSpec", "ToolContext", "ToolOutput", "ToolError", "Cancelled", "FileState", "Category",
-    "Checkpointer", "InputT", "ToolCatalog", "CURRENT_CALL_ID", "CURRENT_DECISION",
+    "Checkpointer", "InputT", "ToolCatalog", "CallEnv",
 ]
 
 InputT = TypeVar("InputT", bound=BaseModel)
@@ -26,12 +26,15 @@ InputT = TypeVar("InputT", bound=BaseModel)
 Category = Literal["read", "edit", "shell", "other"]
 """What a tool does, for the permission policy: reads files, changes files, runs commands, other."""
 
-CURRENT_CALL_ID: ContextVar[str] = ContextVar("axon_current_call_id", default="")
-"""The id of the tool call a handler is answering (set by dispatch around the handler)."""
 
-CURRENT_DECISION: ContextVar[Decision | None] = ContextVar("axon_current_decision", default=None)
-"""The final permission decision of that call (set by dispatch around the handler): the bash
-handler runs a call outside the ``auto`` sandbox when it says ``outside_sandbox``."""
+@dataclass(frozen=True)
+class CallEnv:
+    """What dispatch tells a handler about the one call it answers (``ToolContext.call``): its id and
+    its final permission decision (the ``bash`` tool runs a call outside an ``auto`` sandbox only
+    when that says ``outside_sandbox``). A handler called outside dispatch sees the empty default."""
+
+    call_id: str = ""
+    decision: Decision | None = None
 
 
 class ToolError(Exception):
@@ -130,7 +133,12 @@ class ToolContext:
     registry: ToolCatalog | None = None
     checkpointer: Checkpointer = field(default_factory=Checkpointer)
     extra: dict[str, Any] = field(default_factory=dict)
-    sandbox: str | None = None        # the effective sandbox mode; None: resolve ``settings.sandbox``
+    call: CallEnv = field(default_factory=CallEnv)   # set per call by dispatch (``for_call``)
+
+    def for_call(self, call: CallEnv) -> ToolContext:
+        """This context for one call: the same session state (files read, cancel event, registry,
+        extras: shared, not copied), with ``call`` set."""
+        return dataclasses.replace(self, call=call)
 
     def resolve(self, path: str) -> Path:
         """A tool's path argument made absolute (relative to the project root, ``~`` expanded)."""

@@ -130,7 +130,7 @@ def _inside(path: str, root: str) -> bool:
 
 
 def _simple_commands(command: str) -> list[list[str]]:
-    from axon_cli.permissions.shell import analyze
+    from axon_cli.permissions.shell.analyze import analyze
 
     analysis = analyze(command)
     if analysis.parsed:

@@ -9,8 +9,8 @@ from pathlib import Path
 from axon_cli.config import LoadedSettings
 from axon_cli.events import AutoApprover, DenyApprover, Notice, SessionStarted
 from axon_cli.loop.results import RunResult
+from axon_cli.reports.trust import ignored_lines
 from axon_cli.runtime import Runtime, open_session
-from axon_cli.trust.report import ignored_lines
 from axon_cli.ui.headless import SandboxExits, StreamJson, TextProgress, json_result
 
 __all__ = ["run_task", "EXIT_CODES"]

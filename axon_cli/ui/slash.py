@@ -154,7 +154,7 @@ def _tools(repl: Repl, arg: str) -> None:
 
 
 def _permissions(repl: Repl, arg: str) -> None:
-    from axon_cli.ui.permissions_report import show_rules
+    from axon_cli.reports.permissions import show_rules
 
     repl.console.print(Text(show_rules(repl.loaded, repl.project_root)))
 

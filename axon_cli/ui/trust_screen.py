@@ -15,8 +15,8 @@ from rich.console import Console, Group
 from rich.panel import Panel
 from rich.text import Text
 
+from axon_cli.reports.trust import describe, ignored_lines
 from axon_cli.trust.folder import Assessment, FolderTrust
-from axon_cli.trust.report import describe, ignored_lines
 
 __all__ = ["settle_trust", "trust_panel"]
 

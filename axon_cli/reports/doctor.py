@@ -1,0 +1,129 @@
+"""``axon doctor``: one line per thing that must work — endpoint, sandbox, ripgrep, trust, undo — and
+where the configuration comes from. Exit code 1 when something that was asked for cannot work
+(the endpoint does not answer, an explicit sandbox cannot start)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from axon_cli.config import KEYLESS_HINT, LoadedSettings, Settings, endpoint_needs_key
+
+__all__ = ["run_doctor", "check_endpoint", "check_sandbox", "check_ripgrep", "check_trust", "check_undo",
+           "config_lines"]
+
+ENDPOINT_TIMEOUT = 5.0
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+Check = tuple[bool, str]              # (ok, the line)
+
+
+def check_endpoint(settings: Settings) -> Check:
+    """A quick ``GET /models``: reachable, key accepted, the model listed."""
+    import urllib.error
+    import urllib.request
+
+    base = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
+    if not settings.api_key and endpoint_needs_key(settings.base_url):
+        return False, f"endpoint: FAILED — {base} needs an API key: {KEYLESS_HINT}"
+    request = urllib.request.Request(f"{base}/models", headers={"Accept": "application/json"})
+    if settings.api_key:
+        request.add_header("Authorization", f"Bearer {settings.api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=ENDPOINT_TIMEOUT) as response:  # noqa: S310 (the user's URL)
+            body = response.read(1 << 20)
+    except urllib.error.HTTPError as e:
+        if e.code in (401, 403):
+            return False, f"endpoint: FAILED — {base}/models answered HTTP {e.code}: the API key was refused"
+        return True, f"endpoint: reachable — {base}, but GET /models answered HTTP {e.code}"
+    except urllib.error.URLError as e:
+        reason = getattr(e.reason, "strerror", None) or str(e.reason)
+        return False, f"endpoint: FAILED — cannot connect to {base} ({reason})"
+    except TimeoutError:
+        return False, f"endpoint: FAILED — {base} did not answer within {ENDPOINT_TIMEOUT:g} s"
+    except (OSError, ValueError) as e:
+        return False, f"endpoint: FAILED — {base}: {e}"
+    try:
+        models = [str(m.get("id")) for m in json.loads(body).get("data", []) if isinstance(m, dict)]
+    except (ValueError, AttributeError):
+        return True, f"endpoint: ok — {base} answered, but /models is not the usual JSON"
+    listed = ("lists" if settings.model in models else "does not list") + f" model {settings.model}"
+    return True, f"endpoint: ok — {base} ({len(models)} models; {listed})"
+
+
+def check_sandbox(settings: Settings, root: Path) -> Check:
+    from axon_cli.errors import ConfigError
+    from axon_cli.sandbox import hidden_set, resolve
+
+    try:
+        status = resolve(settings.sandbox)
+    except ConfigError as e:
+        return False, f"sandbox: FAILED — {e}"
+    if status.mode == "off":
+        why = f"auto: {status.reason}" if status.fell_back else "sandbox = \"off\""
+        return True, f"sandbox: off ({why}); bash commands are not confined"
+    hidden = hidden_set(root, None, settings.sandbox_hide)
+    return True, (f"sandbox: {status.line()}; {len(hidden.dirs) + len(hidden.files)} credential paths "
+                  "and sensitive project files read as empty inside")
+
+
+def check_ripgrep() -> Check:
+    from axon_cli.tools.builtin.search.ripgrep import find_rg
+
+    rg = find_rg()
+    if rg is None:
+        return True, "ripgrep: not found — search_files and list_files use the slower built-in walk"
+    try:
+        version = subprocess.run([rg, "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, f"ripgrep: FAILED — {rg} does not run ({e})"
+    return True, f"ripgrep: {rg} ({(version.splitlines() or ['?'])[0]})"
+
+
+def check_trust(loaded: LoadedSettings) -> Check:
+    """The folder's trust in one line: what waits, what is trusted (``axon trust`` shows the items)."""
+    found = loaded.trust.assess()
+    if loaded.trust.problem:
+        return True, f"trust: {loaded.trust.problem}"
+    if not (found.pending or found.trusted or found.for_run):
+        return True, "trust: nothing in this folder widens what axon does"
+    parts = [f"{len(found.pending)} item(s) waiting (not in force; `axon trust` to review)"] if found.pending else []
+    parts += [f"{len(found.trusted)} trusted"] if found.trusted else []
+    parts += [f"{len(found.for_run)} trusted for this run"] if found.for_run else []
+    return True, "trust: " + ", ".join(parts)
+
+
+def check_undo(settings: Settings, root: Path) -> Check:
+    from axon_cli.snapshots import ProjectSnapshots
+
+    store = ProjectSnapshots.for_settings(root, settings)
+    why = store.unavailable()
+    if why is not None:
+        return True, f"undo: not available — {why}"
+    pending = [r for r in store.records() if not r.get("undone")]
+    return True, (f"undo: ready — snapshots in {store.dir} ({len(pending)} turn(s) can be undone; files over "
+                  f"{settings.snapshot_max_file_mb:g} MB and git-ignored files are not snapshotted)")
+
+
+def config_lines(loaded: LoadedSettings) -> list[str]:
+    files = ", ".join(str(f) for f in loaded.files) or "none (defaults, env and flags only)"
+    lines = [f"config files: {files}"]
+    data = loaded.settings.model_dump()
+    for key in sorted(k for k in data if loaded.source(k) != "default"):
+        value = data[key]
+        if key == "api_key" and value:
+            value = "****"
+        lines.append(f"  {key} = {value!r}  # {loaded.source(key)}")
+    return lines
+
+
+def run_doctor(loaded: LoadedSettings, root: Path, echo: Callable[[str], None]) -> int:
+    settings = loaded.settings
+    checks = [check_endpoint(settings), check_sandbox(settings, root), check_ripgrep(), check_trust(loaded),
+              check_undo(settings, root)]
+    for _ok, line in checks:
+        echo(line)
+    for line in config_lines(loaded):
+        echo(line)
+    return 0 if all(ok for ok, _line in checks) else 1

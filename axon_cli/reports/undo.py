@@ -1,0 +1,62 @@
+"""``axon undo [--list] [N]``: put back what the last turn (or N turns) changed, without a session,
+and the list of the turns that can be undone (``/undo`` in the REPL says the same).
+
+The session whose turn was undone gets the same note the REPL's ``/undo`` gives the model, in its
+transcript, so ``axon run --continue`` (or ``--resume``) tells the model its changes are gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+
+from axon_cli.config import LoadedSettings
+from axon_cli.errors import AxonError
+from axon_cli.session.transcript import Transcript, sessions_dir
+from axon_cli.snapshots import ProjectSnapshots, UndoReport, undo_turns
+from axon_cli.snapshots.modes import shown
+
+__all__ = ["undo_command", "list_lines"]
+
+
+def undo_command(loaded: LoadedSettings, root: Path, count: int, list_only: bool) -> list[str]:
+    """The lines to print; raises AxonError (exit 1) when undo cannot work here (no git, turned off)."""
+    store = ProjectSnapshots.for_settings(root, loaded.settings)
+    why = store.unavailable()
+    if why is not None:
+        raise AxonError(f"undo is not available: {why}")
+    if list_only:
+        return list_lines(store)
+    reports = undo_turns(store, count)
+    if not reports:
+        return list_lines(store)[:1]
+    for report in reports:
+        _tell_the_session(root, report)
+    return [line for r in reports for line in r.lines()]
+
+
+def _tell_the_session(root: Path, report: UndoReport) -> None:
+    changed = [o.line().strip() for o in report.outcomes if o.action != "skipped"]
+    session = str(report.record.get("session", ""))
+    state_dir = root / ".axon"
+    if not changed or not session or not (sessions_dir(state_dir) / f"{session}.jsonl").is_file():
+        return
+    note = {"role": "user", "content": "[axon: the user undid your changes of the last turn: "
+            + "; ".join(changed) + ". Read files again before editing them.]"}
+    with contextlib.suppress(OSError):
+        Transcript(state_dir, session, exists=True).append(note)
+
+
+def list_lines(store: ProjectSnapshots) -> list[str]:
+    """``axon undo --list``: the turns that can be undone, newest first, numbered as ``axon undo N``."""
+    pending = [r for r in store.records() if not r.get("undone")][::-1]
+    if not pending:
+        return ["nothing to undo: no turn in this project changed files (or all were undone)"]
+    lines = []
+    for n, r in enumerate(pending, 1):
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.get("at", 0)))
+        files = ", ".join(shown(f) for f in r.get("files", [])[:5]) + (" …" if r.get("changed", 0) > 5 else "")
+        lines.append(f"{n:>3}. {when}  session {r['session']} turn {r['turn']}: {r.get('prompt', '')[:60]}")
+        lines.append(f"       {r.get('changed', 0)} file(s): {files}")
+    return lines
