@@ -34,7 +34,7 @@ def handler(inp: Args, ctx: ToolContext) -> str:
 
 
 class DenyDanger:
-    def check(self, spec: Any, tool_input: Any, ctx: ToolContext) -> Decision:
+    def check(self, spec: Any, tool_input: Any, ctx: ToolContext, facts: Any = None) -> Decision:
         if getattr(tool_input, "mode", "") == "danger":
             return Decision("deny", "dangerous", 'deny rule "t(danger)" in test')
         return Decision("allow", "fine", "mode default")

@@ -56,7 +56,7 @@ class RulePolicy:
     def __init__(self, decisions: dict[str, Decision]) -> None:
         self.decisions = decisions
 
-    def check(self, spec: ToolSpec[Any], tool_input: BaseModel, ctx: ToolContext) -> Decision:
+    def check(self, spec: ToolSpec[Any], tool_input: BaseModel, ctx: ToolContext, facts: Any = None) -> Decision:
         if spec.name == "broken_policy":
             raise RuntimeError("policy bug")
         return self.decisions.get(spec.name, Decision("allow", "fine", "test"))

@@ -11,7 +11,6 @@ running it.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -242,7 +241,7 @@ class Agent:
     def _precheck(self, call: ToolCall, finish_reason: str | None) -> str | None:
         if finish_reason == "length":
             try:
-                json.loads(call.arguments or "{}")
+                call.parsed()
             except ValueError:
                 return CUT_CALL
         count = self._failures.get(call_key(call), 0)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ["Decision", "PermissionPolicy", "AllowAll", "Behavior", "ToolFacts"]
+__all__ = ["Decision", "PermissionPolicy", "AllowAll", "Behavior", "ToolFacts", "KnownFacts"]
 
 Behavior = Literal["allow", "ask", "deny"]
 
@@ -50,8 +50,26 @@ class ToolFacts(Protocol):
     def is_destructive(self) -> Callable[[Any], bool]: ...
 
 
+class KnownFacts(Protocol):
+    """A call's facts computed once by the tool layer (``tools.calls.CallFacts``): the policy reads
+    them rather than asking the spec again; ``shell`` is a shell command's analysis."""
+
+    @property
+    def read_only(self) -> bool: ...
+
+    @property
+    def destructive(self) -> bool: ...
+
+    @property
+    def paths(self) -> tuple[str, ...] | None: ...
+
+    @property
+    def shell(self) -> Any: ...
+
+
 class PermissionPolicy(Protocol):
-    def check(self, spec: ToolFacts, tool_input: BaseModel, ctx: object = None) -> Decision: ...
+    def check(self, spec: ToolFacts, tool_input: BaseModel, ctx: object = None,
+              facts: KnownFacts | None = None) -> Decision: ...
 
     def remember(self, rule: str, scope: Literal["session", "project"]) -> str:
         """Allow ``rule`` from now on; for "project" also write it to the permissions file.
@@ -67,7 +85,8 @@ class PermissionPolicy(Protocol):
 class AllowAll:
     """Every call runs (the pass-through policy)."""
 
-    def check(self, spec: ToolFacts, tool_input: BaseModel, ctx: object = None) -> Decision:
+    def check(self, spec: ToolFacts, tool_input: BaseModel, ctx: object = None,
+              facts: KnownFacts | None = None) -> Decision:
         return Decision("allow", "no policy", "pass-through")
 
     def remember(self, rule: str, scope: Literal["session", "project"]) -> str:

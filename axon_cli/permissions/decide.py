@@ -24,16 +24,17 @@ __all__ = ["decide"]
 def decide(tool_name: str, category: str, tool_input: dict[str, Any], read_only: bool, destructive: bool,
            mode: str, rules: RuleSet, project_root: Path, home: Path, *, paths: list[str] | None = None,
            source: str = "builtin", resolve: Resolver | None = None, containment: Containment | None = None,
-           which: Which | None = None, probe: FileProbe | None = None) -> Decision:
+           which: Which | None = None, probe: FileProbe | None = None, analysis: Any = None) -> Decision:
     """Decide one call. ``paths`` are the file paths it touches (file tools). ``containment`` (a
     sandbox confining writes to the workspace, a snapshot that can restore it, whether the sandbox
     may be left) and ``which`` (where a program is on PATH) are facts for shell commands; a shell
     input's ``outside_sandbox`` says the model asked to run it outside the sandbox. ``probe`` says
-    which files exist (a command overwriting one is destructive; without it, every one is taken to)."""
+    which files exist (a command overwriting one is destructive; without it, every one is taken to).
+    ``analysis``: a shell command's analysis when the caller has it already (computed once a call)."""
     ctx = DecisionContext(mode, rules, project_root, home, resolve, containment, which, probe)
     if category == "shell":
         return decide_shell(str(tool_input.get("command", "")), ctx, tool_name,
-                            asked=bool(tool_input.get("outside_sandbox")))
+                            asked=bool(tool_input.get("outside_sandbox")), analysis=analysis)
     if category in ("read", "edit"):
         return _decide_files(tool_name, category == "edit" or not read_only, paths or [], destructive, ctx)
     return _decide_other(tool_name, tool_input, read_only, destructive, source, ctx)

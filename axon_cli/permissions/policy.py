@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from axon_cli.errors import AxonError, ConfigError
-from axon_cli.permissions.base import Decision, ToolFacts
+from axon_cli.permissions.base import Decision, KnownFacts, ToolFacts
 from axon_cli.permissions.decide import decide
 from axon_cli.permissions.decision_context import DISK
 from axon_cli.permissions.paths import fs_resolver
@@ -68,14 +68,23 @@ class RulePolicy:
     def rules_with_sources(self) -> list[Rule]:
         return list(self.rules.rules)
 
-    def check(self, spec: ToolFacts, tool_input: BaseModel, ctx: object = None) -> Decision:
+    def check(self, spec: ToolFacts, tool_input: BaseModel, ctx: object = None,
+              facts: KnownFacts | None = None) -> Decision:
+        """Decide one call from its facts, computed once by the tool layer (``facts``); without them
+        (a caller outside dispatch) the spec is asked."""
         category = spec.category
-        paths = list(spec.paths(tool_input)) if category in ("read", "edit") else []
-        return decide(spec.name, category, tool_input.model_dump(), bool(spec.is_read_only(tool_input)),
-                      bool(spec.is_destructive(tool_input)), self._mode, self.rules, self.project_root,
-                      self.home, paths=paths, source=spec.source,
-                      resolve=fs_resolver(self.project_root, self.home), containment=self.containment,
-                      which=self.which, probe=DISK)
+        if facts is not None:
+            if facts.paths is None and category in ("read", "edit"):
+                raise ValueError("the tool could not say which paths the call touches")
+            paths, read_only, destructive, shell = list(facts.paths or ()), facts.read_only, facts.destructive, \
+                facts.shell
+        else:
+            paths = list(spec.paths(tool_input))
+            read_only, destructive, shell = bool(spec.is_read_only(tool_input)), bool(spec.is_destructive(tool_input)), None
+        return decide(spec.name, category, tool_input.model_dump(), read_only, destructive, self._mode, self.rules,
+                      self.project_root, self.home, paths=paths if category in ("read", "edit") else [],
+                      source=spec.source, resolve=fs_resolver(self.project_root, self.home),
+                      containment=self.containment, which=self.which, probe=DISK, analysis=shell)
 
     def remember(self, rule: str, scope: Literal["session", "project"]) -> str:
         parsed = parse_rule(rule, "allow", "session" if scope == "session" else PROJECT_FILE)

@@ -75,9 +75,11 @@ def _file_rule_hit(action: str, analysis: CommandAnalysis, facts: _Facts, ctx: D
     return None
 
 
-def decide_shell(command: str, ctx: DecisionContext, tool: str = "bash", asked: bool = False) -> Decision:
-    """Decide one shell command; ``asked``: the model asked to run it outside the sandbox."""
-    a = analyze(command)
+def decide_shell(command: str, ctx: DecisionContext, tool: str = "bash", asked: bool = False,
+                 analysis: CommandAnalysis | None = None) -> Decision:
+    """Decide one shell command; ``asked``: the model asked to run it outside the sandbox; ``analysis``:
+    the command's, when the caller has it (else it is analysed here)."""
+    a = analysis if analysis is not None and analysis.command == command else analyze(command)
     leavable = ctx.containment is not None and ctx.containment.may_leave
     if not a.parsed:
         d = _unparsed(command, a, ctx, tool, f'{tool} "{short(command)}"')

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import logging
 from typing import Any
 
@@ -110,8 +109,7 @@ class _TextCalls:
                       " (not reported: malformed text among prose)", shown(error, 600))
         if not parsed.calls and not parsed.errors and ("{" in turn.content or "```" in turn.content):
             log.debug("no text call recognised: the reply's JSON or code is not exactly a call")
-        calls = [ToolCall(id=f"text_call_{next(self._ids)}", name=name, arguments=json.dumps(args),
-                          source="text") for name, args in found]
+        calls = [ToolCall.of(f"text_call_{next(self._ids)}", name, args) for name, args in found]
         return calls, errors
 
 

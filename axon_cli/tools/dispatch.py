@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -32,6 +32,7 @@ from axon_cli.events import (
 from axon_cli.masking import mask as default_mask
 from axon_cli.permissions.base import AllowAll, Decision, PermissionPolicy
 from axon_cli.tools.audit import AuditLog
+from axon_cli.tools.calls import CallFacts, ToolCall, prepared
 from axon_cli.tools.gate import PermissionGate
 from axon_cli.tools.governance import govern
 from axon_cli.tools.registry import ToolRegistry
@@ -51,14 +52,6 @@ __all__ = ["ToolCall", "CallResult", "Prepared", "Dispatcher", "format_validatio
 
 log = logging.getLogger("axon.dispatch")
 INTERRUPTED = "Error: interrupted by user"
-
-
-@dataclass
-class ToolCall:
-    id: str
-    name: str
-    arguments: str                    # the raw JSON text the model sent
-    source: Literal["native", "text"] = "native"
 
 
 @dataclass
@@ -84,13 +77,11 @@ class Prepared:
     args: dict[str, Any]
     decision: Decision
     started: float
+    facts: CallFacts = CallFacts()
 
     @property
     def concurrency_safe(self) -> bool:
-        try:
-            return self.spec.concurrency_safe(self.tool_input)
-        except Exception:
-            return False
+        return self.facts.concurrency_safe
 
 
 class Dispatcher:
@@ -134,7 +125,7 @@ class Dispatcher:
     def prepare(self, call: ToolCall) -> Prepared | CallResult:
         started = time.monotonic()
         try:
-            args = json.loads(call.arguments) if call.arguments.strip() else {}
+            args = call.parsed()
         except json.JSONDecodeError as e:
             self._begin(call, call.arguments, "")
             return self._fail(call, started, f"Error: the arguments of {call.name} are not valid JSON "
@@ -147,16 +138,22 @@ class Dispatcher:
         if spec is None or not self.registry.is_active(call.name):
             self._begin(call, args, "")
             return self._fail(call, started, self._unknown_tool(call.name, spec, args), args)
-        try:
-            tool_input = spec.input_model.model_validate(args)
-        except ValidationError as e:
+        known = prepared(self.registry, call)
+        if known is None:
+            try:
+                spec.input_model.model_validate(args)
+            except ValidationError as e:
+                self._begin(call, args, "")
+                return self._fail(call, started, format_validation_error(spec.name, e, spec.json_schema(), args),
+                                  args)
             self._begin(call, args, "")
-            return self._fail(call, started, format_validation_error(spec.name, e, spec.json_schema(), args), args)
-        self._begin(call, args, self._describe(spec, tool_input))
-        decision = self.gate.decide(call.id, spec, tool_input, args, self._describe(spec, tool_input))
+            return self._fail(call, started, f"Error: the arguments of {call.name} could not be read.", args)
+        described = self._describe(spec, known.tool_input)
+        self._begin(call, args, described)
+        decision = self.gate.decide(call.id, spec, known.tool_input, args, described, known.facts)
         if decision.behavior != "allow":
             return self._fail(call, started, decision.reason, args, decision)
-        return Prepared(call, spec, tool_input, args, decision, started)
+        return Prepared(call, spec, known.tool_input, args, decision, started, known.facts)
 
     def _describe(self, spec: ToolSpec[Any], tool_input: BaseModel) -> str:
         try:
@@ -193,10 +190,7 @@ class Dispatcher:
     def _checkpoint(self, p: Prepared) -> ToolOutput | None:
         """Snapshot the workspace before a call that may change files. A call allowed without asking
         only because undo could take it back does not run without a snapshot (its error is returned)."""
-        try:
-            changes = p.spec.category in ("edit", "shell") and not p.spec.is_read_only(p.tool_input)
-        except Exception:
-            changes = True
+        changes = p.spec.category in ("edit", "shell") and not p.facts.read_only
         if not changes:
             return None
         paths = [self.ctx.resolve(x) for x in p.spec.paths(p.tool_input)] if p.spec.category == "edit" else []
@@ -276,7 +270,7 @@ class Dispatcher:
         summary = self.mask(output.summary)
         display = output.display
         if display:
-            display = json.loads(self.mask(json.dumps(display)))
+            display = self._masked_args(display)
         self.emit(ToolCallEnd(call_id=call.id, name=call.name, ok=not output.is_error, output=result_text,
                               summary=summary, duration_ms=duration_ms, truncated=governed.truncated,
                               spill_path=governed.spill_path, display=display))
@@ -285,8 +279,12 @@ class Dispatcher:
                           output.found_nothing and not output.is_error)
 
     def _masked_args(self, args: Any) -> Any:
+        """``args`` with secrets masked: the JSON text is masked whole (a rule may need a key and its
+        value together) and read back only when masking changed it."""
         try:
-            return json.loads(self.mask(json.dumps(args)))
+            text = json.dumps(args)
+            masked = self.mask(text)
+            return args if masked == text else json.loads(masked)
         except (TypeError, ValueError):
             return self.mask(str(args))
 
@@ -309,18 +307,10 @@ class Dispatcher:
     def concurrency_safe(self, call: ToolCall) -> bool:
         """Whether ``call`` may run beside others (silent: no events, no permission check).
         A call that will fail before its handler (bad JSON, unknown tool) counts as safe."""
-        spec = self.registry.get(call.name)
-        if spec is None:
+        if self.registry.get(call.name) is None:
             return True
-        try:
-            args = json.loads(call.arguments) if call.arguments.strip() else {}
-            tool_input = spec.input_model.model_validate(args)
-        except (ValueError, TypeError):
-            return True
-        try:
-            return spec.concurrency_safe(tool_input)
-        except Exception:
-            return False
+        known = prepared(self.registry, call)
+        return True if known is None else known.facts.concurrency_safe
 
 
 def _as_output(value: ToolOutput | str) -> ToolOutput:

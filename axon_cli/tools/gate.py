@@ -24,6 +24,7 @@ from axon_cli.events import (
     PermissionDecision,
 )
 from axon_cli.permissions.base import Decision, PermissionPolicy
+from axon_cli.tools.calls import CallFacts
 from axon_cli.tools.spec import ToolContext, ToolSpec
 from axon_cli.tools.tool_hooks import ToolHooks, combine
 
@@ -43,10 +44,11 @@ class PermissionGate:
         self.mask = mask
 
     def decide(self, call_id: str, spec: ToolSpec[Any], tool_input: BaseModel, args: dict[str, Any],
-               summary: str) -> Decision:
-        """The final allow/deny for one validated call: the policy, then the approver if it asks."""
+               summary: str, facts: CallFacts | None = None) -> Decision:
+        """The final allow/deny for one validated call: the policy (reading the call's ``facts``,
+        computed once), then the approver if it asks."""
         try:
-            decision = self.policy.check(spec, tool_input, self.ctx)
+            decision = self.policy.check(spec, tool_input, self.ctx, facts=facts)
         except Exception as e:   # a policy bug must not run the call
             log.exception("permission check failed")
             decision = Decision("deny", f"permission check failed: {e}", "error")

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from axon_cli.config import Settings
     from axon_cli.events import EventSink
     from axon_cli.permissions.base import Decision
+    from axon_cli.tools.calls import CallFacts
 
 __all__ = [
     "ToolSpec", "ToolContext", "ToolOutput", "ToolError", "Cancelled", "FileState", "Category",
@@ -189,6 +190,7 @@ class ToolSpec(Generic[InputT]):
     is_destructive: Callable[[InputT], bool] = field(default=_const(False))
     is_concurrency_safe: Callable[[InputT], bool] | None = None   # default: same as is_read_only
     paths: Callable[[InputT], list[str]] = field(default=lambda _input: [])
+    facts: Callable[[InputT], CallFacts] | None = None   # all the facts at once (computed together)
     summarize: Callable[[InputT], str] | None = None   # the key argument, for one-line displays
     preview: Callable[[InputT, ToolContext], str] | None = None  # what an approval prompt shows (a diff)
     max_result_chars: int = 50_000

@@ -32,6 +32,7 @@ from axon_cli.tools.builtin.shell.capture import StreamCapture
 from axon_cli.tools.builtin.shell.notes import missing_path_note
 from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, kill_tree, shell_path
 from axon_cli.tools.builtin.shell.pump import drain, pump, widen_pipe
+from axon_cli.tools.calls import CallFacts
 from axon_cli.tools.schema import model_schema
 from axon_cli.tools.spec import CallEnv, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
 
@@ -184,6 +185,15 @@ def _destructive(tool_input: BashInput) -> bool:
     return True if facts is None else bool(facts.destructive)
 
 
+def _facts(tool_input: BashInput) -> CallFacts:
+    """Every fact of one command from a single analysis (which the policy reads too)."""
+    analysis = _analysis(tool_input.command)
+    if analysis is None:
+        return CallFacts(destructive=True)
+    read_only = bool(analysis.read_only)
+    return CallFacts(read_only, bool(analysis.destructive), read_only, (), analysis)
+
+
 def _summarize(tool_input: BashInput) -> str:
     lines = tool_input.command.strip().splitlines() or [""]
     shown = lines[0] if len(lines) == 1 else f"{lines[0]} …(+{len(lines) - 1} lines)"
@@ -205,7 +215,7 @@ def bash_spec(status: SandboxStatus | None) -> ToolSpec[BashInput]:
     return ToolSpec(
         name="bash", description=sandbox.describe(DESCRIPTION, mode, may_leave), input_model=BashInput,
         handler=handler, category="shell", is_read_only=_read_only, is_destructive=_destructive,
-        summarize=_summarize, max_result_chars=MAX_RESULT_CHARS,
+        facts=_facts, summarize=_summarize, max_result_chars=MAX_RESULT_CHARS,
         short_description="Run a shell command in the project root (non-interactive, timeout, exit code)",
         schema_override=_schema_with_exit_argument() if may_leave else None,
     )
