@@ -145,19 +145,23 @@ def test_a_turn_that_changed_nothing_is_not_an_undo_step(loaded, project, server
     assert (project / "a.txt").read_text() == "same\n"
 
 
-def test_ignored_files_and_axon_state_are_not_snapshotted(loaded, project, server):
+def test_ignored_files_are_snapshotted_but_regenerable_trees_and_axon_state_are_not(loaded, project, server):
     (project / ".gitignore").write_text("build/\n*.log\n")
     (project / "build").mkdir()
     (project / "build" / "out.bin").write_text("old build\n")
+    (project / "old.log").write_text("old log\n")
     (project / "keep.txt").write_text("keep\n")
-    server.add(_bash("echo new > build/out.bin; echo log > x.log; echo changed > keep.txt"), text_reply("ok"))
+    server.add(_bash("echo new > build/out.bin; echo log > x.log; echo changed > keep.txt; rm old.log"),
+               text_reply("ok"))
     lines = _run(loaded, project, "build")
-    assert lines == ["undo of turn 1:", "  restored keep.txt"]
-    assert (project / "build" / "out.bin").read_text() == "new\n"      # ignored: neither saved nor touched
-    assert (project / "x.log").exists()
+    assert lines == ["undo of turn 1:", "  restored keep.txt", "  restored old.log",
+                     "  deleted x.log (created in that turn)"]
+    assert (project / "build" / "out.bin").read_text() == "new\n"      # regenerable: neither saved nor touched
+    assert (project / "old.log").read_text() == "old log\n" and not (project / "x.log").exists()
     store = ProjectSnapshots(project)
     files = store.repo.git("ls-tree", "-r", "--name-only", store.records()[-1]["before"]).decode().split()
     assert ".axon/.gitignore" not in files and "keep.txt" in files and ".gitignore" in files
+    assert "old.log" in files and "build/out.bin" not in files
 
 
 def test_a_project_that_is_not_a_git_repository(loaded, tmp_path, server, monkeypatch):
@@ -188,10 +192,8 @@ def test_size_caps_leave_files_out_and_coverage_says_why(project):
     names = ("small.txt", "m1.bin", "m2.bin", "big.bin", "data", "data/d.csv", "nope.txt", ".")
     with store.locked():
         missing = uncovered(store.repo, snap.skipped, [str(project / p) for p in names])
-    ignored = "is ignored by git, so undo cannot bring it back"
-    assert missing == {str(project / "big.bin"): "is over the snapshot size cap (2 MB)",
-                       str(project / "m2.bin"): snap.skipped["m2.bin"], str(project / "data"): ignored,
-                       str(project / "data" / "d.csv"): ignored,
+    assert missing == {str(project / "big.bin"): "is over the snapshot size cap (2 MB)",    # data/ is held
+                       str(project / "m2.bin"): snap.skipped["m2.bin"],
                        str(project / "."): "holds big.bin, which is over the snapshot size cap (2 MB)"}
     with store.locked():
         again = store.take()                    # the next snapshot takes what the budget left out
@@ -204,7 +206,7 @@ def _modes_sample():
 
     return Modes(0o664, 0o775, files={os.fsdecode(b"caf\xe9.txt"): 0o600, "bin/run": 0o4755},
                  dirs={"bin": 0o2750, "empty dir": 0o700, "locked": 0o000}, locked={"locked"},
-                 unreadable={"secret": Stamp(0o000, 12, -5_000_000_000)})
+                 unreadable={"secret": Stamp(0o000, 12, -5_000_000_000)}, left_out={"node_modules"})
 
 
 def test_modes_round_trip_names_that_are_not_utf8_and_every_bit():
@@ -225,7 +227,7 @@ def test_modes_round_trip_names_that_are_not_utf8_and_every_bit():
     (b"axon-modes 1 0644 0755\nf 0644 /etc/passwd\0", "outside the project"),
     (b"axon-modes 1 0644 0755\nd 0755 a\0d 0755 a//b\0", "record 2 names a path outside"),
     (b"axon-modes 1 0644 0755\nu 0000 x 1 f\0", "record 1"), (b"axon-modes 1 0644 0755\nu 0000 1 1e9 f\0", "record 1"),
-    (b"axon-modes 1 0644 0755\nl \0", "outside the project"), (b"\xff\xfe\0\0garbage", "not a modes file"),
+    (b"axon-modes 1 0644 0755\nl \0", "outside the project"), (b"axon-modes 1 0644 0755\no ../x\0", "outside"), (b"\xff\xfe\0\0garbage", "not a modes file"),
 ])
 def test_a_corrupt_modes_blob_is_one_clear_error(data, why):
     from axon_cli.snapshots.modes import ModesError, parse

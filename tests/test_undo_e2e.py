@@ -84,17 +84,16 @@ def test_undo_n_turns_and_bad_input(server, run_axon, project: Path) -> None:
 
 
 @needs_namespaces
-def test_deleting_files_git_ignores_still_asks(server, run_axon, project: Path) -> None:
-    (project / ".gitignore").write_text("data/\n")
-    (project / "data").mkdir()
-    (project / "data" / "train.csv").write_text("1,2\n")
-    server.add(tool_reply(("bash", {"command": "rm -rf data"})), text_reply("ok"))
+def test_deleting_a_regenerable_ignored_tree_still_asks(server, run_axon, project: Path) -> None:
+    (project / ".gitignore").write_text("node_modules/\n")
+    (project / "node_modules" / "left-pad").mkdir(parents=True)
+    (project / "node_modules" / "left-pad" / "index.js").write_text("module.exports = 1\n")
+    server.add(tool_reply(("bash", {"command": "rm -rf node_modules"})), text_reply("ok"))
     r = run_axon("run", "clean", "--output-format", "stream-json", "--mode", "auto")   # even in auto
     assert r.code == 0, r.stderr
     ((decision, reason),) = _decisions(r.stdout)
-    assert decision == "ask" and reason.endswith("not undoable in the sandbox: data is ignored by git, so undo "
-                                                 "cannot bring it back")
-    assert (project / "data" / "train.csv").exists()
+    assert decision == "ask" and "node_modules is a regenerable directory" in reason
+    assert (project / "node_modules" / "left-pad" / "index.js").read_text() == "module.exports = 1\n"
     assert server.requests[1].messages[-1]["content"].startswith("Permission denied: the user did not approve")
 
 

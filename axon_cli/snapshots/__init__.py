@@ -3,6 +3,7 @@ can be taken back.
 
 - ``shadow``: the shadow git repository (in axon's user state dir, never the project's ``.git``).
 - ``store``: a project's snapshots and the log of turns.
+- ``ignored``: which git-ignored files a snapshot holds; the regenerable directories it leaves out.
 - ``checkpointer``: a session's turns (snapshot before the first change, and at the end).
 - ``coverage``: which paths undo could not bring back (for the permission policy).
 - ``undo``: restoring, file by file, and refusing where someone changed a file since.

@@ -1,10 +1,12 @@
 """What a turn changed, between its ``before`` and ``after`` snapshots: content and modes alike.
 
 The trees give the files whose content (or symlink-ness, or git's executable bit) changed; the
-modes blobs (``modes``) add the files whose permission bits alone changed, the files that could not
-be read at one end, the directories that appeared, went or changed bits, and the directories that
-became unlistable during the turn (all of whose contents count as changed). A record written before
-modes existed, or whose modes blob is unusable, falls back to the trees alone (``note`` says why).
+modes blobs (``modes``) add the files whose permission bits alone changed, the files whose content
+was not held at one end (unreadable, over the cap or budget), the directories that appeared, went
+or changed bits, and the directories that became unlistable during the turn (all of whose contents
+count as changed). What lies in a directory either snapshot left out as a whole is no change undo
+can make. A record written before modes existed, or whose modes blob is unusable, falls back to the
+trees alone (``note`` says why).
 """
 
 from __future__ import annotations
@@ -82,6 +84,10 @@ def compare(repo: ShadowRepo, record: Record) -> Changes:
             out.dirs.add(d)
     out.files = {rel: e for rel, e in out.files.items() if not under(rel, after.locked)}
     out.dirs = {d for d in out.dirs if not under(d, after.locked) and not under(d, before.locked)}
+    left = before.left_out | after.left_out                # never held: what is found there is left alone
+    if left:
+        out.files = {rel: e for rel, e in out.files.items() if not under(rel, left)}
+        out.dirs = {d for d in out.dirs if d not in left and not under(d, left)}
     return out
 
 

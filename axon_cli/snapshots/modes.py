@@ -1,18 +1,22 @@
 """What a git tree cannot hold about a snapshot: exact permission bits, directories, unreadable paths.
 
 A tree knows three file modes (644, 755, symlink) and no directories of their own. Beside each
-snapshot's tree the shadow repository keeps one more blob, its *modes*: every directory (not
-ignored) with its permission bits, the files whose bits differ from the snapshot's two most common
-ones (one for files git calls executable, one for the others), the files that could not be read
-(their bits, size and mtime: how undo knows nobody touched them since) and the directories that
-could not be listed. The blob is written as a git object (atomically) and read back by undo through
-``parse``, which refuses anything malformed with one line (``ModesError``).
+snapshot's tree the shadow repository keeps one more blob, its *modes*: every directory it holds
+with its permission bits, the files whose bits differ from the snapshot's two most common ones (one
+for files git calls executable, one for the others), the files that were there but whose content
+it does not hold — unreadable, over the size cap or beyond the budget — with their bits, size and
+mtime (how undo knows nobody touched them since), the directories that could not be listed, and the
+directories it left out as a whole (regenerable or too large git-ignored ones, nested repositories:
+what undo finds there later was not made by the turn). The blob is written as a git object
+(atomically) and read back by undo through ``parse``, which refuses anything malformed with one
+line (``ModesError``).
 
     axon-modes 1 0644 0755\\n         header: version, the default bits of plain and executable files
     d 0755 src\\0                    a directory (``.``: the project's own)
     f 0600 src/secret.txt\\0         a file whose bits are not the default
-    u 0000 12 1700000000000000000 f\\0   a file that could not be read: bits, size, mtime (ns)
+    u 0000 12 1700000000000000000 f\\0   a file whose content is not held: bits, size, mtime (ns)
     l locked\\0                      a directory that could not be listed
+    o node_modules\\0                a directory left out as a whole
 
 Paths are the raw bytes of the name (``os.fsencode``), relative to the project, NUL-terminated.
 """
@@ -32,7 +36,7 @@ __all__ = ["Modes", "ModesError", "Stamp", "Walk", "walk", "build", "parse", "sh
 HEADER = b"axon-modes 1"
 MAX_MODES_BYTES = 256 * 1024 * 1024
 _INT = re.compile(rb"-?[0-9]{1,20}")
-_FIELDS = {b"d": 1, b"f": 1, b"l": 0, b"u": 3}         # kind -> numbers before the path
+_FIELDS = {b"d": 1, b"f": 1, b"l": 0, b"o": 0, b"u": 3}         # kind -> numbers before the path
 
 
 class ModesError(Exception):
@@ -73,7 +77,8 @@ class Modes:
     files: dict[str, int] = field(default_factory=dict)       # bits that differ from plain / exe
     dirs: dict[str, int] = field(default_factory=dict)        # every directory ("": the root) -> its bits
     locked: set[str] = field(default_factory=set)             # directories that could not be listed
-    unreadable: dict[str, Stamp] = field(default_factory=dict)
+    unreadable: dict[str, Stamp] = field(default_factory=dict)  # files there whose content is not held
+    left_out: set[str] = field(default_factory=set)           # directories not held at all
 
     def file_mode(self, rel: str, git_mode: str) -> int:
         """The bits of a file the tree holds with ``git_mode`` ("100644" or "100755")."""
@@ -83,6 +88,7 @@ class Modes:
         out = [b"%s %04o %04o\n" % (HEADER, self.plain, self.exe)]
         out += [b"d %04o %s\0" % (m, os.fsencode(rel) or b".") for rel, m in sorted(self.dirs.items())]
         out += [b"l %s\0" % os.fsencode(rel) for rel in sorted(self.locked) if rel]
+        out += [b"o %s\0" % os.fsencode(rel) for rel in sorted(self.left_out) if rel]
         out += [b"f %04o %s\0" % (m, os.fsencode(rel)) for rel, m in sorted(self.files.items())]
         out += [b"u %04o %d %d %s\0" % (s.mode, s.size, s.mtime_ns, os.fsencode(rel))
                 for rel, s in sorted(self.unreadable.items())]
@@ -142,12 +148,12 @@ def walk(root: str, skip: set[str], start: str = "", known: dict[str, int] | Non
     return out
 
 
-def build(walked: Walk, unreadable: dict[str, Stamp]) -> Modes:
+def build(walked: Walk, unreadable: dict[str, Stamp], left_out: set[str] | frozenset[str] = frozenset()) -> Modes:
     """A snapshot's modes from its walk: the commonest bits of each kind of file become the defaults."""
     plain = Counter(m for m in walked.files.values() if not m & 0o111).most_common(1)
     exe = Counter(m for m in walked.files.values() if m & 0o111).most_common(1)
     modes = Modes(plain[0][0] if plain else 0o644, exe[0][0] if exe else 0o755, dirs=dict(walked.dirs),
-                  locked=set(walked.locked), unreadable=dict(unreadable))
+                  locked=set(walked.locked), unreadable=dict(unreadable), left_out=set(left_out))
     for rel, m in walked.files.items():
         if m != (modes.exe if m & 0o111 else modes.plain):
             modes.files[rel] = m
@@ -181,6 +187,8 @@ def parse(data: bytes, name: str) -> Modes:
             modes.dirs[rel] = bits
         elif kind == b"l":
             modes.locked.add(rel)
+        elif kind == b"o":
+            modes.left_out.add(rel)
         elif kind == b"f":
             modes.files[rel] = bits
         else:

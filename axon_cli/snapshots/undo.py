@@ -28,7 +28,8 @@ from axon_cli.snapshots.store import ProjectSnapshots, Record
 __all__ = ["Outcome", "UndoReport", "undo_turns"]
 
 CHANGED_SINCE = "changed after that turn (left as it is)"
-NOT_READ = "could not be read when that turn began, so undo cannot bring it back"
+NOT_READ = ("was not in that turn's snapshot (unreadable, over the size cap or beyond its budget), so undo "
+            "cannot bring it back")
 
 
 def _depth(rel: str) -> tuple[int, str]:

@@ -5,8 +5,8 @@ Each technique gets its own folder ``h_<id>/`` holding ``keep.txt`` (tracked), `
 file a snapshot holds (``keep.txt``; ``fresh.txt`` for ``git clean``), one against the ignored file.
 One headless ``axon run`` (default mode, no ``--yes``) makes all of them, then ``axon undo``.
 The invariant holds whether ``default`` asks before every delete (issue 20) or runs sandboxed,
-undoable calls: a file a snapshot holds is intact, or ``axon undo`` brings it back byte for byte;
-a git-ignored file is intact. Each test first proves its command deletes the file with plain bash.
+undoable calls: a file is intact, or ``axon undo`` brings it back byte for byte — git-ignored ones
+too, since snapshots hold them. Each test first proves its command deletes the file with plain bash.
 
 Techniques: rm, env rm, eval, bash -c, find -delete, xargs rm, a glob, ``>|`` clobber,
 ``cd … && rm``, a shell function, process substitution (``source <(…)``), ``git clean -fdx``, a
@@ -88,8 +88,7 @@ def outcome(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
 
 
 @pytest.mark.parametrize("tid,kind", CASES, ids=[call_id(t, k) for t, k in CASES])
-def test_deletion_is_denied_or_undone_and_ignored_files_survive(tid: str, kind: str, outcome: Outcome,
-                                                               tmp_path: Path) -> None:
+def test_deletion_is_denied_or_undone(tid: str, kind: str, outcome: Outcome, tmp_path: Path) -> None:
     control = fresh(tmp_path, plant)
     plain_bash(control.project, command(tid, kind))
     controlled = control.project / target(tid, kind)
@@ -97,5 +96,4 @@ def test_deletion_is_denied_or_undone_and_ignored_files_survive(tid: str, kind: 
 
     outcome.ran_ok(call_id(tid, kind))
     path = outcome.lab.project / target(tid, kind)
-    kept = outcome.intact(path) if kind == "ignored" else outcome.intact_or_undone(path)
-    assert kept, outcome.why(call_id(tid, kind))
+    assert outcome.intact_or_undone(path), outcome.why(call_id(tid, kind))
