@@ -3,7 +3,8 @@
 Each row is a command and five letters, one a mode in ladder order (read-only, default,
 accept-edits, auto, yolo): ``A`` runs, ``Q`` asks, ``D`` denied. The project has real files, so
 "overwrites an existing file" and "creates a new one" are told apart by the disk; the sandbox and a
-snapshot are on, and ``data/`` is git-ignored (a snapshot cannot bring it back).
+snapshot are on; ``data/`` is git-ignored (snapshotted, as small ignored files are) and
+``node_modules/`` is a regenerable directory a snapshot does not hold.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ READ_ONLY = [
 DESTRUCTIVE = [
     "rm a.txt", "rm -f a.txt", "rm -rf sub", "rm -r sub", "unlink a.txt", "shred -u a.txt", "truncate -s 0 a.txt",
     ": > a.txt", "echo x > a.txt", "echo x >| a.txt", "printf x &> a.txt", "mv -f b.txt a.txt", "mv b.txt a.txt",
-    "cp b.txt a.txt", "cp -f b.txt a.txt", "ln -sf /dev/null a.txt", "chmod 000 a.txt", "chmod -R 000 sub",
+    "cp b.txt a.txt", "cp -f b.txt a.txt", "rm data/db.sqlite", "ln -sf /dev/null a.txt", "chmod 000 a.txt", "chmod -R 000 sub",
     "chmod +x run.sh", "find . -name '*.tmp' -delete", "find sub -type f -delete", "rmdir emptydir",
     "dd if=/dev/zero of=a.txt bs=1 count=1", "tee a.txt < b.txt", "echo hi; rm a.txt", "true && rm a.txt",
     "rm a.txt || true", "mv b.txt sub/", "cp b.txt sub/x",
@@ -38,7 +39,7 @@ CREATES = ["touch new.txt", "echo x > new.txt", "mkdir -p build", "cp a.txt new.
            "pytest -q", "python3 gen.py > new.txt", "mv a.txt renamed.txt"]
 ASK_ALWAYS = [   # beyond what the sandbox confines or a snapshot undoes: asks below yolo
     "curl https://example.com", "wget https://example.com/x", "git push origin main", "pip install requests",
-    "echo x > /tmp/out", "rm data/db.sqlite", "git clean -fdx", "git reset --hard", "xargs rm < list.txt",
+    "echo x > /tmp/out", "rm -rf node_modules", "git clean -fdx", "git reset --hard", "xargs rm < list.txt",
     "cd sub && rm x", "kill 1", "git branch -D old", "git stash drop", "git checkout -- a.txt", "git restore a.txt",
     "awk 'BEGIN{system(\"rm a.txt\")}'", "x=rm; $x a.txt", "perl -e 'unlink \"a.txt\"'",
     "python3 -c \"import os; os.remove('a.txt')\"", "sed -n 'w a.txt' b.txt", "git -c core.fsmonitor=x status",
@@ -53,7 +54,7 @@ ROWS: list[tuple[str, str]] = (
 def make_project(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     for name, text in {"a.txt": "x\n", "b.txt": "y\n", "a.py": "x = 1\n", "sub/x": "z\n", "sub/b.txt": "old\n", "run.sh": "echo\n",
-                       "data/db.sqlite": "db", "script.py": "print(1)\n", "list.txt": "a.txt\n", ".env": "K=v\n",
+                       "data/db.sqlite": "db", "node_modules/pkg/index.js": "x\n", "script.py": "print(1)\n", "list.txt": "a.txt\n", ".env": "K=v\n",
                        "gen.py": "print(2)\n"}.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
@@ -64,8 +65,9 @@ def make_project(root: Path) -> Path:
 
 def containment(root: Path) -> Containment:
     def uncovered(paths: list[str]) -> dict[str, str]:
-        data = str(root / "data")
-        return {p: "is ignored by git" for p in paths if p == data or p.startswith(data + "/")}
+        held_not = str(root / "node_modules")
+        return {p: "is a regenerable directory (node_modules: npm packages), which undo does not hold"
+                for p in paths if p == held_not or p.startswith(held_not + "/")}
     return Containment(confined=True, uncovered=uncovered, may_leave=True)
 
 

@@ -1,7 +1,7 @@
 """The mode table in docs/permissions.md is the policy's own answer: rendered from ``decide``, compared.
 
 Each row is a kind of call with an example; each column a mode of the ladder. The project is real
-(files on disk), the sandbox and a snapshot are on, ``data/`` is git-ignored. When the doc and the
+(files on disk), the sandbox and a snapshot are on, ``data/`` is git-ignored (and snapshotted), ``node_modules/`` is not snapshotted. When the doc and the
 policy disagree the test fails and prints the table the policy gives.
 """
 
@@ -28,7 +28,8 @@ KINDS: list[tuple[str, str, str, dict[str, str], bool]] = [
     ("network", "bash", "shell", {"command": "curl https://example.com"}, False),
     ("outside the project", "bash", "shell", {"command": "echo x > /tmp/out"}, False),
     ("sensitive path", "read_file", "read", {"path": ".env"}, True),
-    ("git-ignored file", "bash", "shell", {"command": "rm data/db.sqlite"}, False),
+    ("git-ignored file (snapshotted)", "bash", "shell", {"command": "rm data/db.sqlite"}, False),
+    ("not snapshotted (regenerable, over the cap)", "bash", "shell", {"command": "rm -rf node_modules"}, False),
 ]
 
 

@@ -5,8 +5,9 @@ the workspace, a command in ``default`` mode needs no prompt when nothing it doe
 the workspace or destroy a file the snapshot does not hold: "sandboxed, undoable". Still asked:
 programs that need the network or act beyond the workspace (``git push``, package installs and
 publishing, ``kill``, ``sudo``, daemons such as docker), writes outside the project, and
-deleting or overwriting files the snapshot does not cover (ignored by git, over the size cap) or
-whose targets cannot be seen (``xargs rm``, ``rm $(…)``, ``cd d && rm x``). Programs whose own
+deleting or overwriting files the snapshot does not cover (over the size cap, in a regenerable
+directory such as ``node_modules``) or whose targets cannot be seen (``xargs rm``, ``rm $(…)``,
+``cd d && rm x``), and commands whose program the analysis cannot see (``opaque``). Programs whose own
 file operations are opaque (``make``, ``pytest``, ``python script.py``) run confined.
 
 Pure: the runtime passes the facts in (``Containment``).
