@@ -22,7 +22,6 @@ from axon_cli.model.local_defaults import start_local_defaults
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.permissions.decision_context import Containment
 from axon_cli.protocols.builtin import configure as configure_protocol
-from axon_cli.reports.undo import list_lines
 from axon_cli.sandbox import SandboxStatus
 from axon_cli.sandbox import resolve as resolve_sandbox
 from axon_cli.session.callbacks import SessionCallbacks
@@ -39,7 +38,7 @@ from axon_cli.session.transcript import (
     sessions_dir,
     unreadable_sessions,
 )
-from axon_cli.snapshots import ProjectSnapshots, TurnSnapshots, undo_turns
+from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, TurnSnapshots, undo_turns
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext
@@ -111,7 +110,7 @@ class Runtime:
             return [f"nothing to undo: {why if self.snapshots else 'no snapshots in this session'}"]
         reports = undo_turns(self.snapshots, count)
         if not reports:
-            return list_lines(self.snapshots)[:1]
+            return [NOTHING_TO_UNDO]
         lines = [line for r in reports for line in r.lines(self.session_id)]
         changed = [o for r in reports for o in r.outcomes if o.action != "skipped"]
         for o in changed:

@@ -15,6 +15,7 @@ from axon_cli.guidance.reminders import NO_ANSWER, AnswerChecks, file_mentions
 from axon_cli.guidance.repeats import ALREADY_HAVE, MAX_REFUSALS, RepeatGuard
 from axon_cli.protocols.textcalls import parse_text_calls
 from axon_cli.tools.dispatch import CallResult, ToolCall
+from axon_cli.tools.ledger import CallLedger
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
@@ -144,44 +145,47 @@ def test_a_command_shown_for_a_how_to_question_is_an_answer(registry, ctx):
 
 
 def test_repeat_guard_refuses_the_third_identical_read_until_something_changes(registry):
-    guard = RepeatGuard(registry)
+    ledger = CallLedger(registry)
+    guard = RepeatGuard(ledger)
     read = call("read_file", path="a.txt")
     for _ in range(2):
         assert guard.refusal(read) is None
-        guard.record(read, ok(read))
+        ledger.record(read, ok(read))
     refusal = guard.refusal(read)
     assert refusal == ALREADY_HAVE.format(name="read_file", n=2) and "take the next step" in refusal.lower()
     other = call("read_file", path="b.txt")
     assert guard.refusal(other) is None                    # other arguments are another call
     write = call("write_file", 2, path="a.txt", content="x")
     assert guard.refusal(write) is None
-    guard.record(write, ok(write))
+    ledger.record(write, ok(write))
     assert guard.refusal(read) is None                     # something changed: reading again is fair
 
 
 def test_repeat_guard_refuses_the_third_identical_write_in_a_row(registry):
-    guard = RepeatGuard(registry)
+    ledger = CallLedger(registry)
+    guard = RepeatGuard(ledger)
     write = call("write_file", path="old.txt", content="same")
     for _ in range(2):
         assert guard.refusal(write) is None
-        guard.record(write, ok(write))
+        ledger.record(write, ok(write))
     assert guard.refusal(write) == ALREADY_HAVE.format(name="write_file", n=2)
     rm = call("bash", 2, command="rm -f x")
-    guard.record(rm, ok(rm))
+    ledger.record(rm, ok(rm))
     again = call("write_file", 4, path="old.txt", content="same")   # a new call id, as from the model
     assert guard.refusal(again) is None                    # another change in between: fair again
-    guard.record(again, ok(again))
-    guard.record(again, ok(again))
+    ledger.record(again, ok(again))
+    ledger.record(again, ok(again))
     failed = call("bash", 3, command="rm -f y")
-    guard.record(failed, ok(failed, good=False))
+    ledger.record(failed, ok(failed, good=False))
     assert guard.refusal(call("write_file", 5, path="old.txt", content="same")) is not None   # a failure changed nothing
 
 
 def test_repeat_guard_stops_after_refusals(registry):
-    guard = RepeatGuard(registry)
+    ledger = CallLedger(registry)
+    guard = RepeatGuard(ledger)
     ls = call("bash", 2, command="ls")
-    guard.record(ls, ok(ls))
-    guard.record(ls, ok(ls))
+    ledger.record(ls, ok(ls))
+    ledger.record(ls, ok(ls))
     for _ in range(MAX_REFUSALS):
         assert not guard.stopped
         assert guard.refusal(ls) is not None

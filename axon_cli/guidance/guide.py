@@ -11,6 +11,7 @@ from axon_cli.guidance.nudges import EMPTY_GAVE_UP, Nudger
 from axon_cli.guidance.reminders import AnswerChecks
 from axon_cli.guidance.repeats import RepeatGuard
 from axon_cli.tools.dispatch import CallResult, ToolCall
+from axon_cli.tools.ledger import CallLedger
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
@@ -23,6 +24,7 @@ class Guidance:
     def __init__(self, registry: ToolRegistry, ctx: ToolContext) -> None:
         self.registry = registry
         self.ctx = ctx
+        self.ledger = CallLedger(registry)      # the agent binds its own
         self.reason = ""             # why the last message was sent, for a Notice event
         self.new_turn("", None)
 
@@ -30,17 +32,20 @@ class Guidance:
         """A user turn begins with ``task``; ``hint`` says how the protocol calls a tool."""
         self.nudger = Nudger(hint, bool(self.registry.active()), self.registry, self.ctx)
         self.checks = AnswerChecks(task, hint, self.registry, self.ctx)
-        self.repeats = RepeatGuard(self.registry)
+        self.repeats = RepeatGuard(self.ledger)
         self.reason = ""
+
+    def bind(self, ledger: CallLedger) -> None:
+        """The agent's call ledger: the repeat rule reads its runs and notes its refusals there."""
+        self.ledger = ledger
+        self.repeats = RepeatGuard(ledger)
 
     def refusal(self, call: ToolCall) -> str | None:
         """The answer instead of running ``call`` (a repeat whose result the model has), or None."""
         return self.repeats.refusal(call)
 
     def after_calls(self, calls: list[ToolCall], results: list[CallResult]) -> None:
-        for call, result in zip(calls, results, strict=True):
-            self.repeats.record(call, result)
-        self.nudger.saw_calls()
+        self.nudger.saw_calls()       # the runs the repeat guard counts are in the ledger (the loop records)
         self.checks.saw(calls, results)
 
     def after_reply(self, answer: str) -> str | None:

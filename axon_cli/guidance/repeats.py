@@ -10,15 +10,14 @@ model is not making progress. The wording is in ``prompts/guidance_repeats.md``.
 Which calls are read-only is the tool's own fact for its input (``bash("ls")`` is, ``bash("rm x")``
 is not): a successful call that may change something starts every other call's count afresh, its
 own included only when it differs. A call that failed is never counted (the loop guard in
-``loop/agent.py`` counts failures).
+``loop/agent.py`` counts failures). The counts are the agent's one call ledger (``tools/ledger``).
 """
 
 from __future__ import annotations
 
 from axon_cli.prompts import load_sections
-from axon_cli.protocols.callfacts import call_key, read_only_call
-from axon_cli.tools.dispatch import CallResult, ToolCall
-from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.calls import ToolCall
+from axon_cli.tools.ledger import CallLedger, Refusal
 
 __all__ = ["RepeatGuard", "ALREADY_HAVE", "STOPPED", "MAX_RUNS", "MAX_REFUSALS"]
 
@@ -30,13 +29,14 @@ STOPPED = _TEXT["stopped"]
 
 
 class RepeatGuard:
-    """One user turn's record of identical successful calls since the last other change."""
+    """The repeat rule over the agent's call ledger (``tools/ledger``), for one user turn."""
 
-    def __init__(self, registry: ToolRegistry) -> None:
-        self.registry = registry
-        self._runs: dict[str, int] = {}
-        self._refused: set[str] = set()      # ids of the calls answered with ALREADY_HAVE
-        self.refusals = 0
+    def __init__(self, ledger: CallLedger) -> None:
+        self.ledger = ledger
+
+    @property
+    def refusals(self) -> int:
+        return self.ledger.refusals(Refusal.REPEATED)
 
     @property
     def stopped(self) -> bool:
@@ -44,30 +44,11 @@ class RepeatGuard:
 
     def refusal(self, call: ToolCall) -> str | None:
         """The answer instead of running ``call``, or None to run it."""
-        n = self._runs.get(call_key(call), 0)
+        n = self.ledger.runs(call)
         if n < MAX_RUNS:
             return None
-        self.refusals += 1
-        self._refused.add(call.id)
+        self.ledger.refuse(call, Refusal.REPEATED)
         return ALREADY_HAVE.format(name=call.name, n=n)
-
-    def record(self, call: ToolCall, result: CallResult) -> bool:
-        """After a call: count a successful run; one that may change something starts every other
-        call's count afresh. True when the call was a refused repeat."""
-        if call.id in self._refused:
-            return True
-        if not result.ok:
-            return False
-        key = call_key(call)
-        runs = self._runs.get(key, 0) + 1
-        if not self.read_only(call):
-            self._runs.clear()
-        self._runs[key] = runs
-        return False
 
     def stop_message(self) -> str:
         return STOPPED.format(n=self.refusals)
-
-    def read_only(self, call: ToolCall) -> bool:
-        return read_only_call(self.registry, call)
-

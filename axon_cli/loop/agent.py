@@ -33,9 +33,9 @@ from axon_cli.loop.results import RunResult
 from axon_cli.model import debuglog
 from axon_cli.model.llm import AssistantTurn, LLMClient
 from axon_cli.model.turns import with_context
-from axon_cli.protocols.callfacts import call_key
 from axon_cli.protocols.interface import NativeProtocol, ToolProtocol
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
+from axon_cli.tools.ledger import CallLedger, Refusal
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
@@ -72,8 +72,10 @@ class Agent:
         if not self.messages:
             self.append({"role": "system", "content": self.system_prompt()})
         self.turns_total = 0
-        self._failures: dict[str, int] = {}   # failed calls (name + arguments) → times, until one succeeds
+        self.ledger = CallLedger(registry)    # how calls ended, why one was refused: one record for all rules
         self.guide = guide or choose_guide(ctx.settings, registry, ctx)   # guidance for small models, or none
+        self.guide.bind(self.ledger)
+        self.protocol.bind(self.ledger)
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="axon-tool")
 
     def system_prompt(self) -> str:
@@ -120,6 +122,7 @@ class Agent:
         turns = 0
         continued: list[str] = []
         sent_back = False       # a Stop hook already sent the agent back to work this turn
+        self.ledger.new_turn()
         self.protocol.new_turn(task)
         self.guide.new_turn(task, getattr(self.protocol, "call_hint", None))
         try:
@@ -210,11 +213,10 @@ class Agent:
         calls = turn.tool_calls
         answers: dict[str, CallResult] = {}
         runnable: list[ToolCall] = []
-        refused: set[str] = set()       # repeats the guidance answered instead of running: no failures
         for call in calls:
             early = self._precheck(call, turn.finish_reason)
-            if early is None and (early := self.guide.refusal(call)) is not None:
-                refused.add(call.id)
+            if early is None:
+                early = self.guide.refusal(call)        # it notes a refused repeat in the ledger
             if early is not None:
                 answers[call.id] = self.dispatcher.reject(call, early)
             else:
@@ -234,29 +236,24 @@ class Agent:
                 answers[call.id] = self.dispatcher.interrupted(call)
         results = [answers[c.id] for c in calls]
         for call, result in zip(calls, results, strict=True):
-            if call.id not in refused:
-                self._track_failure(call, result)
+            self.ledger.record(call, result)
         return results
 
     def _precheck(self, call: ToolCall, finish_reason: str | None) -> str | None:
+        """The loop's own refusals: a call cut off mid-arguments, a call that keeps failing the same way
+        (failures count across successful reads in between — a model alternating a search and the
+        same bad edit is looping too — until a change or command succeeds)."""
         if finish_reason == "length":
             try:
                 call.parsed()
             except ValueError:
+                self.ledger.refuse(call, Refusal.CUT)
                 return CUT_CALL
-        count = self._failures.get(call_key(call), 0)
-        return LOOPING.format(n=count) if count >= LOOP_LIMIT else None
-
-    def _track_failure(self, call: ToolCall, result: CallResult) -> None:
-        """Count failures per exact call, also across successful reads in between (a model alternating
-        a search and the same bad edit is looping too); a successful change or command clears them."""
-        if result.ok:
-            spec = self.registry.get(call.name)
-            if spec is None or spec.category != "read":
-                self._failures.clear()
-        else:
-            key = call_key(call)
-            self._failures[key] = self._failures.get(key, 0) + 1
+        count = self.ledger.failures(call)
+        if count < LOOP_LIMIT:
+            return None
+        self.ledger.refuse(call, Refusal.LOOPING)
+        return LOOPING.format(n=count)
 
     def _run_one(self, call: ToolCall) -> CallResult:
         prepared = self.dispatcher.prepare(call)

@@ -14,6 +14,7 @@ from typing import Protocol
 from axon_cli.config import Settings
 from axon_cli.model.endpoints import guidance_on
 from axon_cli.tools.dispatch import CallResult, ToolCall
+from axon_cli.tools.ledger import CallLedger
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
@@ -25,6 +26,9 @@ class TurnGuide(Protocol):
 
     def new_turn(self, task: str, hint: str | None) -> None:
         """A user turn begins with ``task``; ``hint`` says how the protocol calls a tool."""
+
+    def bind(self, ledger: CallLedger) -> None:
+        """The agent's call ledger (the repeat rule reads its runs and notes its refusals there)."""
 
     def refusal(self, call: ToolCall) -> str | None:
         """The answer to give instead of running ``call``, or None to run it."""
@@ -46,6 +50,9 @@ class NoGuide:
         self.reason = ""
 
     def new_turn(self, task: str, hint: str | None) -> None:
+        pass
+
+    def bind(self, ledger: CallLedger) -> None:
         pass
 
     def refusal(self, call: ToolCall) -> str | None:

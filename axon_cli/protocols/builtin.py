@@ -35,6 +35,7 @@ from axon_cli.protocols.taskkind import is_change_task
 from axon_cli.protocols.textcalls import parse_text_calls
 from axon_cli.protocols.toolprompt import auto_block, compact_tool, family_for, later_tools, tools_block
 from axon_cli.tools.dispatch import CallResult, ToolCall
+from axon_cli.tools.ledger import CallLedger, Refusal
 from axon_cli.tools.registry import ToolRegistry
 
 __all__ = ["TextProtocol", "AutoProtocol", "CompactNativeProtocol", "make_protocol", "system_block", "family",
@@ -79,12 +80,22 @@ class _TextCalls:
         self._ids = itertools.count(1)
         self._registry: ToolRegistry | None = None
         self._last_calls: list[str] = []
-        self._applied: set[str] = set()   # successful edits of this user turn (name + arguments)
+        self._ledger: CallLedger | None = None   # the agent's (bind); a protocol used alone keeps its own
+        self._own_ledger = False
         self._told_to_search = False       # SEARCH_AGAIN was sent in this turn
         self._change_task = False          # this turn's task asks for a change (see AutoProtocol)
 
+    def bind(self, ledger: CallLedger) -> None:
+        self._ledger, self._own_ledger = ledger, False
+
+    def _calls_ledger(self, registry: ToolRegistry) -> CallLedger:
+        if self._ledger is None:
+            self._ledger, self._own_ledger = CallLedger(registry), True
+        return self._ledger
+
     def new_turn(self, task: str = "") -> None:
-        self._applied = set()
+        if self._own_ledger and self._ledger is not None:
+            self._ledger.new_turn()
         self._last_calls = []
         self._told_to_search = False
         self._change_task = is_change_task(task)
@@ -117,12 +128,14 @@ class _TextCalls:
         """A small model re-sends an edit already applied in this turn: not run again (an insertion
         would be made twice); a change written after a read in the same reply waits for the read
         (``callorder``)."""
-        repeats = [c for c in calls if call_key(c) in self._applied]
-        errors.extend(ALREADY_DONE.format(name=c.name) for c in repeats)
-        calls = [c for c in calls if c not in repeats]
         if self._registry is None:
             return calls
-        calls, held = hold_blind_changes(calls, self._registry)
+        ledger = self._calls_ledger(self._registry)
+        repeats = [c for c in calls if ledger.applied(c)]
+        for call in repeats:
+            ledger.refuse(call, Refusal.APPLIED)
+        errors.extend(ALREADY_DONE.format(name=c.name) for c in repeats)
+        calls, held = hold_blind_changes([c for c in calls if c not in repeats], ledger)
         errors.extend(held)
         return calls
 
@@ -133,8 +146,11 @@ class _TextCalls:
         the result again. Results of native calls stay plain tool messages."""
         texts = {c.id for c in turn.tool_calls if c.source != "native"}
         calls = [call_key(c) for c in turn.tool_calls]
-        ok = {r.call_id for r in results if r.ok and self._is_edit(r.name)}
-        self._applied |= {call_key(c) for c in turn.tool_calls if c.id in ok}
+        if self._own_ledger and self._ledger is not None:   # used alone: no loop records the calls
+            by_id = {c.id: c for c in turn.tool_calls}
+            for r in results:
+                if r.call_id in by_id:
+                    self._ledger.record(by_id[r.call_id], r)
         if texts and calls == self._last_calls:
             many = len(calls) > 1
             extra.append(REPEATED.format(s="s" if many else "", it="them" if many else "it"))

@@ -11,9 +11,8 @@ held back: this applies to text calls only.
 
 from __future__ import annotations
 
-from axon_cli.protocols.callfacts import read_only_call
 from axon_cli.tools.dispatch import ToolCall
-from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.ledger import CallLedger, Refusal
 
 __all__ = ["hold_blind_changes", "HELD"]
 
@@ -21,11 +20,13 @@ HELD = ("Error: {name} was not run: it came after {read} in the same reply, so i
         "result was seen. The result is above now: make the {name} call again, using what it shows.")
 
 
-def hold_blind_changes(calls: list[ToolCall], registry: ToolRegistry) -> tuple[list[ToolCall], list[str]]:
-    """The calls to run now, and an error for each change held back."""
-    first_read = next((i for i, c in enumerate(calls) if read_only_call(registry, c)), None)
+def hold_blind_changes(calls: list[ToolCall], ledger: CallLedger) -> tuple[list[ToolCall], list[str]]:
+    """The calls to run now, and an error for each change held back (noted in the ``ledger``)."""
+    first_read = next((i for i, c in enumerate(calls) if ledger.read_only(c)), None)
     if first_read is None:
         return calls, []
-    held = [c for c in calls[first_read + 1:] if not read_only_call(registry, c)]
+    held = [c for c in calls[first_read + 1:] if not ledger.read_only(c)]
+    for call in held:
+        ledger.refuse(call, Refusal.HELD)
     read = calls[first_read].name
     return [c for c in calls if c not in held], [HELD.format(name=c.name, read=read) for c in held]

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from axon_cli.model.turns import AssistantTurn
 from axon_cli.tools.dispatch import CallResult
+from axon_cli.tools.ledger import CallLedger
 from axon_cli.tools.registry import ToolRegistry
 
 __all__ = ["ToolProtocol", "NativeProtocol", "NATIVE_HINT", "TEXT_HINT"]
@@ -31,11 +32,17 @@ class ToolProtocol(Protocol):
     def new_turn(self, task: str = "") -> None:
         """A user turn begins with ``task`` (a protocol's per-turn memory starts afresh)."""
 
+    def bind(self, ledger: CallLedger) -> None:
+        """The agent's call ledger, where a protocol's refusals are noted and applied edits read."""
+
 
 class NativeProtocol:
     """Tools in the request's ``tools`` field, calls back as ``tool_calls``, results as tool messages."""
 
     def new_turn(self, task: str = "") -> None:
+        pass
+
+    def bind(self, ledger: CallLedger) -> None:
         pass
 
     def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from axon_cli.config import LoadedSettings
 from axon_cli.errors import AxonError
 from axon_cli.session.transcript import Transcript, sessions_dir
-from axon_cli.snapshots import ProjectSnapshots, UndoReport, undo_turns
+from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, UndoReport, undo_turns
 from axon_cli.snapshots.modes import shown
 
 __all__ = ["undo_command", "list_lines"]
@@ -52,7 +52,7 @@ def list_lines(store: ProjectSnapshots) -> list[str]:
     """``axon undo --list``: the turns that can be undone, newest first, numbered as ``axon undo N``."""
     pending = [r for r in store.records() if not r.get("undone")][::-1]
     if not pending:
-        return ["nothing to undo: no turn in this project changed files (or all were undone)"]
+        return [NOTHING_TO_UNDO]
     lines = []
     for n, r in enumerate(pending, 1):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.get("at", 0)))

@@ -15,4 +15,7 @@ from axon_cli.snapshots.shadow import SnapshotError
 from axon_cli.snapshots.store import ProjectSnapshots
 from axon_cli.snapshots.undo import undo_turns
 
-__all__ = ["ProjectSnapshots", "TurnSnapshots", "SnapshotError", "Outcome", "UndoReport", "undo_turns"]
+NOTHING_TO_UNDO = "nothing to undo: no turn in this project changed files (or all were undone)"
+
+__all__ = ["ProjectSnapshots", "TurnSnapshots", "SnapshotError", "Outcome", "UndoReport", "undo_turns",
+           "NOTHING_TO_UNDO"]
