@@ -16,6 +16,7 @@ from axon_cli.model.endpoints import guidance_on
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
+from axon_cli.turn import UserTurn
 
 __all__ = ["TurnGuide", "NoGuide", "choose_guide"]
 
@@ -23,8 +24,9 @@ __all__ = ["TurnGuide", "NoGuide", "choose_guide"]
 class TurnGuide(Protocol):
     reason: str      # why the last message was sent back, for a Notice event
 
-    def new_turn(self, task: str, hint: str | None) -> None:
-        """A user turn begins with ``task``; ``hint`` says how the protocol calls a tool."""
+    def new_turn(self, turn: UserTurn, hint: str | None) -> None:
+        """A user turn begins with ``turn`` (the user's words and attached files); ``hint`` says how
+        the protocol calls a tool."""
 
     def refusal(self, call: ToolCall) -> str | None:
         """The answer to give instead of running ``call``, or None to run it."""
@@ -45,7 +47,7 @@ class NoGuide:
     def __init__(self) -> None:
         self.reason = ""
 
-    def new_turn(self, task: str, hint: str | None) -> None:
+    def new_turn(self, turn: UserTurn, hint: str | None) -> None:
         pass
 
     def refusal(self, call: ToolCall) -> str | None:
