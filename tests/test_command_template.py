@@ -7,6 +7,7 @@ import pytest
 from axon_cli.extend.commands import CustomCommand, expand_command, load_commands, substitute
 from axon_cli.prompts.frontmatter import FrontMatterError, as_list, split_front_matter
 from axon_cli.trust import TrustEverything, TrustNothing
+from axon_cli.turn import Attachment, UserTurn
 
 
 @pytest.mark.parametrize("template, arguments, expected", [
@@ -42,7 +43,9 @@ def test_at_path_attaches_a_project_file_but_never_a_sensitive_one(tmp_path):
     (tmp_path / "a.py").write_text("print('a')\n")
     (tmp_path / ".env").write_text("TOKEN=abc\n")
     command = CustomCommand("explain", "Explain @$1 and @.env and @../outside.txt", "x.md")
-    message, notes = expand_command(command, "a.py", tmp_path)
+    turn, notes = expand_command(command, "a.py", tmp_path)
+    assert turn == UserTurn("Explain @a.py and @.env and @../outside.txt", (Attachment("a.py", "print('a')\n"),))
+    message = turn.render()
     assert message.startswith("Explain @a.py and @.env")
     assert "<file path=\"a.py\">\nprint('a')\n" in message and "TOKEN" not in message
     assert notes == ["attached a.py", "@.env: a sensitive file, not attached"]

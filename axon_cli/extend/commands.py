@@ -22,8 +22,9 @@ from pathlib import Path
 from axon_cli.extend.sources import extension_files, in_force
 from axon_cli.permissions.rules import parse_rule
 from axon_cli.prompts.frontmatter import FrontMatterError, as_list, split_front_matter
-from axon_cli.session.attach import expand_mentions
+from axon_cli.session.attach import attach_mentions
 from axon_cli.trust import TrustView
+from axon_cli.turn import UserTurn
 
 __all__ = ["CustomCommand", "LoadedCommands", "load_commands", "expand_command", "substitute", "find_command"]
 
@@ -117,9 +118,10 @@ def substitute(template: str, arguments: str) -> str:
     return text
 
 
-def expand_command(command: CustomCommand, arguments: str, project_root: Path) -> tuple[str, list[str]]:
-    """The message the command sends, and one line per attached (or refused) ``@path``."""
-    return expand_mentions(substitute(command.template, arguments), project_root, skip_sensitive=True)
+def expand_command(command: CustomCommand, arguments: str, project_root: Path) -> tuple[UserTurn, list[str]]:
+    """The turn the command sends (its template's words and attached files), and one line per
+    attached (or refused) ``@path``."""
+    return attach_mentions(substitute(command.template, arguments), project_root, skip_sensitive=True)
 
 
 def find_command(commands: LoadedCommands, name: str) -> CustomCommand:

@@ -32,6 +32,7 @@ from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Cancelled, Checkpointer, ToolContext, ToolError, ToolOutput
 from axon_cli.tools.tool_hooks import ToolHooks
+from axon_cli.turn import UserTurn
 
 __all__ = ["SessionParts", "run_subagent", "EXCLUDED_TOOLS"]
 
@@ -104,7 +105,7 @@ def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, 
                         context=build_project_context(parts.project_root, parts.gathered),
                         callbacks=_StopWhenCancelled(parts.cancel), shared_cancel=True)
     try:
-        result = agent.run(prompt, max_turns=definition.max_turns)
+        result = agent.run(UserTurn(prompt), max_turns=definition.max_turns)
     except Cancelled:
         result = RunResult("interrupted by user", "interrupted", 0)
     finally:

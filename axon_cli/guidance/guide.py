@@ -14,6 +14,7 @@ from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.ledger import CallLedger
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
+from axon_cli.turn import UserTurn
 
 __all__ = ["Guidance"]
 
@@ -26,12 +27,12 @@ class Guidance:
         self.ctx = ctx
         self.ledger = CallLedger(registry)      # the agent binds its own
         self.reason = ""             # why the last message was sent, for a Notice event
-        self.new_turn("", None)
+        self.new_turn(UserTurn(""), None)
 
-    def new_turn(self, task: str, hint: str | None) -> None:
-        """A user turn begins with ``task``; ``hint`` says how the protocol calls a tool."""
+    def new_turn(self, turn: UserTurn, hint: str | None) -> None:
+        """A user turn begins with ``turn``; ``hint`` says how the protocol calls a tool."""
         self.nudger = Nudger(hint, bool(self.registry.active()), self.registry, self.ctx)
-        self.checks = AnswerChecks(task, hint, self.registry, self.ctx)
+        self.checks = AnswerChecks(turn, hint, self.registry, self.ctx)
         self.repeats = RepeatGuard(self.ledger)
         self.reason = ""
 

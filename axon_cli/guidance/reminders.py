@@ -37,12 +37,13 @@ from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.prompts import load_sections
 from axon_cli.protocols.callfacts import read_only_call
 from axon_cli.protocols.interface import TEXT_HINT
-from axon_cli.protocols.taskkind import ATTACHED, CHANGE_TASK, QUESTION, is_change_task
+from axon_cli.protocols.taskkind import CHANGE_TASK, QUESTION, is_change_task
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
+from axon_cli.turn import UserTurn
 
-__all__ = ["AnswerChecks", "ATTACHED", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
+__all__ = ["AnswerChecks", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
            "HANDED_OVER", "UNFINISHED", "NOT_THERE", "UNSEEN", "NO_ANSWER", "CLAIM_MINE", "CLAIM_DONE", "CHANGE_TASK"]
 
 
@@ -89,8 +90,11 @@ BARE_DONE = re.compile(r"^\W*(?:the\s+)?task\s+(?:is|has\s+been)\s+(?:now\s+|alr
 class AnswerChecks:
     """One user turn's grounding checks; ``check`` answers with a reminder or None."""
 
-    def __init__(self, task: str, hint: str | None, registry: ToolRegistry, ctx: ToolContext) -> None:
-        self.task = task
+    def __init__(self, task: UserTurn | str, hint: str | None, registry: ToolRegistry, ctx: ToolContext) -> None:
+        self.turn = UserTurn.of(task)
+        # as the model read it, the words then the attached files: what the claim, handed-over and
+        # unseen-value checks read (a value shown in an attached file was seen)
+        self.message = self.turn.render()
         self.text_protocol = hint == TEXT_HINT
         self.hint = hint or ""
         self.registry = registry
@@ -101,7 +105,7 @@ class AnswerChecks:
         self.ran = False             # a successful shell command
         self.sent: set[str] = set()  # which reminders were sent this turn
         self.reason = ""             # why the last reminder was sent, for a Notice event
-        self.asked = task.partition(ATTACHED)[0].strip()   # the user's words, without attached files
+        self.asked = self.turn.text.strip()   # the user's words, without attached files
         self.targets = TaskTargets(self.asked, ctx)   # the files it names, as they were
         self.seen = Seen()           # what this turn's tool results said
 
@@ -138,13 +142,13 @@ class AnswerChecks:
     def _ground(self, answer: str) -> str | None:
         if self.called:
             return None
-        asked, _, attached = self.task.partition(ATTACHED)   # @path attachments are already looked at
-        names = [n for n in file_mentions(asked) if f'<file path="{n}">' not in attached]
+        attached = self.turn.attached_paths      # @path attachments are already looked at
+        names = [n for n in file_mentions(self.asked) if n not in attached]
         path = next(iter(self._existing(names)), None)
         if path is not None and self.registry.is_active("read_file") and self.ctx.resolve(path).is_file():
             self.reason = f"the model answered without looking; reminded it to read {path} first"
             return GROUND.format(path=path, call=self._call("read_file", {"path": path}))
-        about_project = path is not None or (PROJECT_QUESTION.search(asked) and not attached)
+        about_project = path is not None or (PROJECT_QUESTION.search(self.asked) and not attached)
         if about_project and self.registry.is_active("list_files"):
             args = {"path": path} if path is not None else {}
             self.reason = "the model answered without looking; reminded it to look at the project first"
@@ -156,7 +160,7 @@ class AnswerChecks:
         Impersonal forms ("… has been added") count only for a task that is not a question: an
         answer about a project's history says such things truthfully."""
         claims = [*CLAIM_MINE.finditer(answer)]
-        if not QUESTION.search(self.task.strip()):
+        if not QUESTION.search(self.message.strip()):
             claims += CLAIM_DONE.finditer(answer)
         what = next((m.group(0).strip() for m in claims
                      if not (self.ran if _RUN_WORDS.search(m.group(0)) else self.changed)), None)
@@ -170,7 +174,7 @@ class AnswerChecks:
         tool = re.search(r"\b(?:you|user)\s+(?:can|could|should|may|need to|must)\s+(?:call|use|run|invoke)\s+"
                          r"(?:the\s+)?[`'\"]?(" + "|".join(map(re.escape, names)) + r")\b", answer, re.I) \
             if names else None
-        command = TO_USER_COMMAND.search(answer) and not QUESTION.search(self.task.strip())
+        command = TO_USER_COMMAND.search(answer) and not QUESTION.search(self.message.strip())
         if not tool and not command:
             return None
         self.reason = "the model told the user to do a step itself; reminded it that it has the tools"
@@ -215,7 +219,7 @@ class AnswerChecks:
         """A question answered with a value that no tool result of this turn shows (``values``)."""
         if not self.called or not QUESTION.search(self.asked) or COUNTING.search(self.asked):
             return None
-        values = unseen_values(answer, self.task, self.seen)
+        values = unseen_values(answer, self.message, self.seen)
         if not values:
             return None
         self.reason = f"the answer's value ({values[0]}) is in no tool result; asked the model to check it"

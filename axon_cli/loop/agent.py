@@ -1,7 +1,9 @@
 """The agent loop: run → step → (query the model, execute its tool calls). Emits events; never prints.
 
-Control flow: ``run`` appends the user's task, then steps until the model answers without tool
-calls (final), ``max_turns`` requests were made, the user interrupts, or the endpoint fails.
+Control flow: ``run`` appends the user's turn (a typed ``UserTurn``, rendered to the chat message as
+it is appended; the protocol and the guidance read its words and attached files), then steps until
+the model answers without tool calls (final), ``max_turns`` requests were made, the user interrupts,
+or the endpoint fails.
 Every tool_call_id gets exactly one answer, whatever happens. The user's hooks (``TurnHooks``) may
 block a prompt or add context to it, and may send the agent back to work instead of stopping. The
 answer guidance for small models (``guide.TurnGuide``, off unless the ``guidance`` setting is on for
@@ -38,6 +40,7 @@ from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.ledger import CallLedger, Refusal
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
+from axon_cli.turn import UserTurn
 
 __all__ = ["Agent", "RunResult", "AgentCallbacks"]
 
@@ -100,31 +103,35 @@ class Agent:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     # -- one user turn ---------------------------------------------------------------------------
-    def run(self, task: str, max_turns: int | None = None) -> RunResult:
+    def run(self, task: UserTurn | str, max_turns: int | None = None) -> RunResult:
+        """One user turn: ``task`` typed, or a string taken as a rendered message (``UserTurn.of``)."""
         limit = max_turns or self.ctx.settings.max_turns
         if not self.shared_cancel:
             self.ctx.cancel.clear()
-        verdict = self.turn_hooks.prompt_submitted(task) if self.turn_hooks is not None else None
+        turn = UserTurn.of(task)
+        message = turn.render()
+        verdict = self.turn_hooks.prompt_submitted(message) if self.turn_hooks is not None else None
         if verdict is not None and verdict.blocked:
             why = f"the prompt was blocked by a UserPromptSubmit hook: {verdict.reason or 'no reason given'}"
             self.emit(Error(message=why))
             self.emit(TurnComplete(result=why, num_turns=0, stop_reason="error"))
             return RunResult(why, "error", 0, error=why)
-        self.append({"role": "user", "content": task})
+        self.callbacks.on_user_turn(turn)
+        self.append({"role": "user", "content": message})
         if verdict is not None and verdict.context:
             self.append({"role": "user", "content": verdict.context})
-        result = self._run_loop(limit, task)
+        result = self._run_loop(limit, turn)
         self.emit(TurnComplete(result=result.result, num_turns=result.num_turns, stop_reason=result.stop_reason))
         self.callbacks.after_turn(self, result)
         return result
 
-    def _run_loop(self, limit: int, task: str = "") -> RunResult:
+    def _run_loop(self, limit: int, user_turn: UserTurn) -> RunResult:
         turns = 0
         continued: list[str] = []
         sent_back = False       # a Stop hook already sent the agent back to work this turn
         self.ledger.new_turn()
-        self.protocol.new_turn(task)
-        self.guide.new_turn(task, getattr(self.protocol, "call_hint", None))
+        self.protocol.new_turn(user_turn.text)
+        self.guide.new_turn(user_turn, getattr(self.protocol, "call_hint", None))
         try:
             while turns < limit:
                 turns += 1

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from axon_cli.loop.results import RunResult
     from axon_cli.model.llm import LLMClient
     from axon_cli.tools.registry import ToolRegistry
+    from axon_cli.turn import UserTurn
 
 __all__ = ["AgentCallbacks", "TurnHooks", "PromptVerdict", "Loop"]
 
@@ -32,6 +33,9 @@ class Loop(Protocol):
 
 class AgentCallbacks:
     """Session extension points (transcript, compaction, cost); each default does nothing."""
+
+    def on_user_turn(self, turn: UserTurn) -> None:
+        """A user turn begins (its message is appended next): what the user wrote and attached."""
 
     def on_message(self, message: dict[str, Any]) -> None:
         """A message was appended to the conversation."""

@@ -17,6 +17,7 @@ from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.ledger import CallLedger
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
+from axon_cli.turn import UserTurn
 
 __all__ = ["TurnGuide", "NoGuide", "choose_guide"]
 
@@ -24,8 +25,9 @@ __all__ = ["TurnGuide", "NoGuide", "choose_guide"]
 class TurnGuide(Protocol):
     reason: str      # why the last message was sent back, for a Notice event
 
-    def new_turn(self, task: str, hint: str | None) -> None:
-        """A user turn begins with ``task``; ``hint`` says how the protocol calls a tool."""
+    def new_turn(self, turn: UserTurn, hint: str | None) -> None:
+        """A user turn begins with ``turn`` (the user's words and attached files); ``hint`` says how
+        the protocol calls a tool."""
 
     def bind(self, ledger: CallLedger) -> None:
         """The agent's call ledger (the repeat rule reads its runs and notes its refusals there)."""
@@ -49,7 +51,7 @@ class NoGuide:
     def __init__(self) -> None:
         self.reason = ""
 
-    def new_turn(self, task: str, hint: str | None) -> None:
+    def new_turn(self, turn: UserTurn, hint: str | None) -> None:
         pass
 
     def bind(self, ledger: CallLedger) -> None:

@@ -30,7 +30,8 @@ class ToolProtocol(Protocol):
     def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]: ...
 
     def new_turn(self, task: str = "") -> None:
-        """A user turn begins with ``task`` (a protocol's per-turn memory starts afresh)."""
+        """A user turn begins; ``task`` is the user's words, without the files attached to them
+        (a protocol's per-turn memory starts afresh)."""
 
     def bind(self, ledger: CallLedger) -> None:
         """The agent's call ledger, where a protocol's refusals are noted and applied edits read."""

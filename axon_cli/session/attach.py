@@ -1,7 +1,8 @@
-"""``@path`` in a message: the named project file attached to it (capped, secrets masked).
+"""``@path`` in a message: the named project file attached to the user's turn (capped, secrets masked).
 
 Used by the REPL for what the user types and by custom commands for their templates (which
-never attach a sensitive file such as ``.env``: a command file may come from the project).
+never attach a sensitive file such as ``.env``: a command file may come from the project). The
+result is a typed ``UserTurn`` (``axon_cli/turn.py``); the loop renders it to the chat message.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from pathlib import Path
 
 from axon_cli.masking import mask
 from axon_cli.permissions.paths import sensitive_reason
+from axon_cli.turn import Attachment, UserTurn, truncated_note
 
-__all__ = ["expand_mentions", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
+__all__ = ["attach_mentions", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
 
 MAX_ATTACH_BYTES = 100_000
 MAX_ATTACH_LINES = 2000
@@ -30,17 +32,15 @@ def _read_capped(path: Path) -> tuple[str, str]:
     note = ""
     if len(lines) > MAX_ATTACH_LINES or len(data) > MAX_ATTACH_BYTES:
         lines = lines[:MAX_ATTACH_LINES]
-        note = f"truncated to the first {len(lines)} lines; use read_file with an offset for the rest"
+        note = truncated_note(len(lines))
     return "\n".join(lines), note
 
 
-def expand_mentions(text: str, root: Path, skip_sensitive: bool = False) -> tuple[str, list[str]]:
-    """Attach every ``@path`` naming a file inside the project to the message (capped, masked;
-    with ``skip_sensitive``, never a sensitive file).
-
-    Returns the message to send and one line per mention for the user.
-    """
-    blocks: list[str] = []
+def attach_mentions(text: str, root: Path, skip_sensitive: bool = False) -> tuple[UserTurn, list[str]]:
+    """The user's turn: ``text`` with every ``@path`` naming a file inside the project attached
+    (capped, masked; with ``skip_sensitive``, never a sensitive file), and one line per mention for
+    the user."""
+    attachments: list[Attachment] = []
     notes: list[str] = []
     seen: set[str] = set()
     root = root.resolve()
@@ -64,9 +64,6 @@ def expand_mentions(text: str, root: Path, skip_sensitive: bool = False) -> tupl
         except (OSError, ValueError) as e:
             notes.append(f"@{raw}: not attached ({e})")
             continue
-        extra = f"\n[{note}]" if note else ""
-        blocks.append(f'<file path="{rel}">\n{mask(body)}{extra}\n</file>')
+        attachments.append(Attachment(rel, mask(body), note))
         notes.append(f"attached {rel}" + (f" ({note.split(';')[0]})" if note else ""))
-    if not blocks:
-        return text, notes
-    return text + "\n\nAttached files:\n" + "\n".join(blocks), notes
+    return UserTurn(text, tuple(attachments)), notes

@@ -19,6 +19,7 @@ from axon_cli.session.cost import CostMeter
 from axon_cli.session.transcript import Transcript
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext
+from axon_cli.turn import UserTurn
 
 __all__ = ["SessionCallbacks"]
 
@@ -37,6 +38,7 @@ class SessionCallbacks(AgentCallbacks):
         self.current_mode = current_mode
         self.turns = turns
         self.in_turn = False
+        self._user_turn: UserTurn | None = None   # the turn whose message is appended next
         self._index: dict[int, tuple[int, dict[str, Any]]] = {}   # id(message) -> (line index, message)
         self._logged_usage = (0, 0)
         self._state: dict[str, Any] = {}
@@ -68,12 +70,20 @@ class SessionCallbacks(AgentCallbacks):
                        "todos": self.ctx.extra.get("todos")}
 
     # -- agent callbacks ---------------------------------------------------------------------
+    def on_user_turn(self, turn: UserTurn) -> None:
+        self._user_turn = turn
+
     def on_message(self, message: dict[str, Any]) -> None:
         if message.get("role") == "user" and not self.in_turn:
             self.in_turn = True
             self.turns += 1
-            self.checkpointer.begin_turn(self.turns, _text(message.get("content")))
-            self.meta("turn", n=self.turns, ts=time.strftime("%Y-%m-%dT%H:%M:%S"))
+            turn, self._user_turn = self._user_turn, None
+            words = turn.text if turn is not None else _text(message.get("content"))
+            self.checkpointer.begin_turn(self.turns, words)
+            # a turn that attached files records the user's words: listings show them, never re-read
+            # from the rendered message
+            asked = {"asked": words} if turn is not None and turn.attachments else {}
+            self.meta("turn", n=self.turns, ts=time.strftime("%Y-%m-%dT%H:%M:%S"), **asked)
         self.note(message)
 
     def note(self, message: dict[str, Any]) -> None:

@@ -4,7 +4,8 @@ Line format (one JSON object a line, masked):
 
 - a message: the chat message itself (``{"role": ..., ...}``), in the order it joined the history;
 - a meta line: ``{"type": "meta", "kind": ..., ...}`` — ``session`` (header), ``turn`` (a user turn
-  begins; snapshots for undo hang off its number), ``usage`` (one model request's tokens), ``mode``,
+  begins; snapshots for undo hang off its number; ``asked``: the user's words when the turn's message
+  also holds attached files), ``usage`` (one model request's tokens), ``mode``,
   ``tools`` (activated deferred tools), ``todos``, ``system`` (the system prompt was refreshed),
   ``compaction`` (the history the model sees from here on: ints refer to earlier message lines,
   objects are new messages such as elision notes and summaries).
@@ -114,7 +115,7 @@ class LoadedTranscript:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     started: str = ""
-    first_prompt: str = ""
+    first_prompt: str = ""                  # the user's words of the first turn
     skipped_lines: int = 0
     indexes: dict[int, int] = field(default_factory=dict)   # id(message) -> its line index
 
@@ -160,6 +161,8 @@ def _apply_meta(obj: dict[str, Any], out: LoadedTranscript, all_messages: list[d
         out.started = str(obj.get("started", ""))
     elif kind == "turn":
         out.turns = max(out.turns, int_or_zero(obj.get("n", out.turns + 1)))
+        if not out.first_prompt and isinstance(obj.get("asked"), str):
+            out.first_prompt = obj["asked"]
     elif kind == "usage":
         out.prompt_tokens += int_or_zero(obj.get("prompt_tokens", 0))
         out.completion_tokens += int_or_zero(obj.get("completion_tokens", 0))
@@ -216,7 +219,7 @@ def repair_tool_pairs(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class SessionInfo:
     id: str
     started: str
-    first_prompt: str
+    first_prompt: str                       # the user's words of the first turn (without attached files)
     turns: int
     tokens: int
     path: Path
@@ -236,6 +239,8 @@ def _scan(path: Path) -> SessionInfo | None:
                         started = str(obj.get("started", ""))
                     elif kind == "turn":
                         turns += 1
+                        if not first_prompt and isinstance(asked := obj.get("asked"), str):
+                            first_prompt = asked
                     elif kind == "usage":
                         tokens += int_or_zero(obj.get("prompt_tokens", 0)) + int_or_zero(obj.get("completion_tokens", 0))
                 elif not first_prompt and line.startswith('{"role": "user"'):

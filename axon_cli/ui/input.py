@@ -16,9 +16,9 @@ from typing import Any
 
 from prompt_toolkit.completion import Completer, Completion
 
-from axon_cli.session.attach import MAX_ATTACH_BYTES, MAX_ATTACH_LINES, expand_mentions
+from axon_cli.session.attach import MAX_ATTACH_BYTES, MAX_ATTACH_LINES, attach_mentions
 
-__all__ = ["ReplCompleter", "make_session", "expand_mentions", "project_files", "MAX_ATTACH_BYTES",
+__all__ = ["ReplCompleter", "make_session", "attach_mentions", "project_files", "MAX_ATTACH_BYTES",
            "MAX_ATTACH_LINES"]
 
 MAX_FILES = 5000

@@ -28,8 +28,9 @@ from axon_cli.extend.commands import CustomCommand, expand_command
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.session.transcript import list_sessions
 from axon_cli.state import ensure_state_dir
+from axon_cli.turn import UserTurn
 from axon_cli.ui.confirm import ReplApprover
-from axon_cli.ui.input import ReplCompleter, expand_mentions, make_session
+from axon_cli.ui.input import ReplCompleter, attach_mentions, make_session
 from axon_cli.ui.render import make_console, print_error, print_notice, toolbar_text
 from axon_cli.ui.slash import command_names, run_slash
 from axon_cli.ui.stream import StreamView
@@ -154,7 +155,7 @@ class Repl:
             print_notice(self.console, "no earlier sessions in this project")
             return None
         for n, s in enumerate(sessions, 1):
-            first = " ".join(s.first_prompt.split("\n\nAttached files:")[0].split())[:60]
+            first = " ".join(s.first_prompt.split())[:60]
             self.console.print(Text.assemble((f"{n:>2}. ", "bold"), (s.id, "cyan"), (f"  {s.started}  ", "dim"),
                                              (f"{s.turns} turns  ", "dim"), first))
         from axon_cli.ui.confirm import read_choice
@@ -240,21 +241,24 @@ class Repl:
     def run_custom(self, command: CustomCommand, arguments: str) -> None:
         """``/NAME args``: the command's template, expanded, as this turn's message (with its model
         and allowed tools for the turn)."""
-        message, notes = expand_command(command, arguments, self.project_root)
+        turn, notes = expand_command(command, arguments, self.project_root)
         print_notice(self.console, f"/{command.name} ({command.source})")
         for note in notes:
             print_notice(self.console, note)
         with command_scope(self.rt.policy, self.rt.llm.settings, command):
-            self.run_turn(message, expand=False)
+            self.run_turn(turn)
 
-    def run_turn(self, line: str, expand: bool = True) -> None:
-        message, notes = expand_mentions(line, self.project_root) if expand else (line, [])
-        for note in notes:
-            print_notice(self.console, note)
+    def run_turn(self, typed: str | UserTurn) -> None:
+        """One turn: a typed line (its ``@path`` mentions attached here), or a turn built already."""
+        turn = typed
+        if isinstance(typed, str):
+            turn, notes = attach_mentions(typed, self.project_root)
+            for note in notes:
+                print_notice(self.console, note)
         rt = self.rt
         try:
             with _no_echo(self.tty):
-                rt.agent.run(message)
+                rt.agent.run(turn)
         except KeyboardInterrupt:
             rt.ctx.cancel.set()
             repair_history(rt.agent)
