@@ -20,7 +20,7 @@ def _transcript(project: Path) -> list[dict[str, object]]:
 
 def test_json_output_transcript_and_logs_are_complete(server, run_axon, project: Path) -> None:
     (project / "a.txt").write_text("hello\n")
-    server.add(error_reply(503, "busy", retry_after="0"), tool_reply(("read_file", {"path": "a.txt"})), text_reply(BIG))
+    server.add(error_reply(503, "busy", retry_after="0"), tool_reply(("read_file", {"path": "a.txt"})), text_reply(BIG, chunk_size=4096))
     r = run_axon("run", "read a.txt", "--output-format", "json", "--debug")
     assert r.code == 0, r.stderr
     obj = json.loads(r.stdout)
@@ -35,7 +35,7 @@ def test_json_output_transcript_and_logs_are_complete(server, run_axon, project:
 
 
 def test_text_output_is_complete_and_the_exit_code_kept(server, run_axon) -> None:
-    server.add(text_reply(BIG))
+    server.add(text_reply(BIG, chunk_size=4096))
     r = run_axon("run", "x")
     assert r.code == 0, r.stderr
     assert r.stdout == BIG + "\n"
