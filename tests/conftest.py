@@ -15,6 +15,17 @@ from tests.fakeserver import ScriptedServer
 
 AXON_SCRIPT = Path(sys.executable).parent / "axon"
 TEST_KEY = "sk-test-0123456789abcdefghijklmnop"
+E2E_DIR = Path(__file__).resolve().parent / "e2e"
+E2E_FIXTURES = frozenset({"run_axon", "axon_env", "chat"})   # the real axon as a subprocess or in a pty
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark end-to-end tests ``e2e``: everything under ``tests/e2e/``, and any other test that runs the
+    real axon through a fixture. ``pytest -m "not e2e"`` is the fast inner loop; nothing is deselected
+    by default."""
+    for item in items:
+        if item.path.is_relative_to(E2E_DIR) or E2E_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
 
 
 def axon_command() -> list[str]:

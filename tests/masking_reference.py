@@ -2,7 +2,7 @@
 
 The module text of ``axon_cli/tools/masking.py`` and the ``StreamCapture`` class of
 ``axon_cli/tools/governance.py`` as they were before masking became one compiled pass
-(issue 13). ``tests/test_masking_equivalence.py`` checks that the new masker, restricted to
+(issue 13). ``tests/masking/test_masking_equivalence.py`` checks that the new masker, restricted to
 the rules that existed then, gives exactly the same output on random text.
 """
 # ruff: noqa

@@ -2,7 +2,7 @@
 
 A rule is data: an id, a regex (the part to hide is the named group ``s``, or the whole match),
 the anchors (literal strings; all-lowercase ones match in any case, others exactly) and a sample
-line with placeholders (``{h32}``: 32 hex digits, see ``tests/test_masking_rules.py``; the longest
+line with placeholders (``{h32}``: 32 hex digits, see ``tests/masking/test_masking_rules.py``; the longest
 one is the secret) that the rule must mask. The anchors are what the one-pass prefilter looks for; a rule is tried only on the
 lines where one of its anchors occurs, so an anchor can also be a gate (gitleaks' "keywords"). A
 block rule (``pending`` set, ``rules_blocks.py``) masks the whole text where one of its anchors occurs.
