@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import Containment, DecisionContext
     from axon_cli.permissions.shell.analyze import CommandAnalysis, Unit
 
-__all__ = ["not_contained", "changed_words", "operands", "reaches_out", "SANDBOXED_UNDOABLE"]
+__all__ = ["not_contained", "changed_words", "reaches_out", "SANDBOXED_UNDOABLE"]
 
 SANDBOXED_UNDOABLE = "sandboxed, undoable"
 NETWORK = frozenset({
@@ -39,30 +39,6 @@ BEYOND = frozenset({
 _GIT_NETWORK = frozenset({"push", "pull", "fetch", "clone", "ls-remote", "submodule", "remote"})
 _PUBLISH = {"npm": {"publish", "login", "adduser"}, "yarn": {"publish", "npm"}, "pnpm": {"publish"},
             "cargo": {"publish", "login"}, "gem": {"push"}, "poetry": {"publish"}, "uv": {"publish"}}
-_OPT_VALUES = {"truncate": {"-s", "--size", "-r", "--reference"}, "cp": {"-t", "-S", "--suffix"},
-               "mv": {"-t", "-S", "--suffix"}, "ln": {"-t", "-S", "--suffix"},
-               "install": {"-t", "-m", "-o", "-g", "-S", "--mode", "--owner", "--group"},
-               "touch": {"-r", "-d", "-t", "--reference", "--date"}, "mkdir": {"-m", "--mode"},
-               "mkfifo": {"-m", "--mode"}}
-
-
-def operands(name: str, args: list[str]) -> list[str]:
-    """The non-option arguments of ``name`` (options that take a value skip it)."""
-    takes = _OPT_VALUES.get(name, set())
-    out: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            return out + args[i + 1:]
-        if a.startswith("-") and a != "-":
-            i += 2 if a in takes else 1
-            continue
-        out.append(a)
-        i += 1
-    return out
-
-
 def changed_words(unit: Unit) -> list[str]:
     """The words naming files this simple command deletes, overwrites or edits (the analysis's facts)."""
     return [w.rstrip("/") or w for w in unit.deletes + unit.overwrites + unit.edits]

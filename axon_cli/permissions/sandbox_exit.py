@@ -17,10 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from axon_cli.permissions.containment import changed_words, operands, reaches_out
+from axon_cli.permissions.containment import changed_words, reaches_out
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.permissions.shell.facts import command_name, destructive_reason
 from axon_cli.permissions.shell.git_effects import git_effects
+from axon_cli.permissions.shell.targets import operands
 
 if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import DecisionContext

@@ -26,6 +26,8 @@ import os
 import stat
 from dataclasses import dataclass, field
 
+from axon_cli.snapshots.modes import under
+
 __all__ = ["REGENERABLE", "Found", "collect", "regenerable", "regenerable_reason", "MAX_FILES"]
 
 MAX_FILES = 20_000              # files in one ignored directory, beyond which it is left out
@@ -84,7 +86,7 @@ def collect(root: str, entries: list[str], max_file: int, max_bytes: int, allowa
     in_tops = set(tops)
     singles: dict[str, list[str]] = {}
     for rel in entries:
-        if not rel.endswith("/") and not _excluded(rel) and not _under(rel, in_tops):
+        if not rel.endswith("/") and not _excluded(rel) and not under(rel, in_tops):
             singles.setdefault(os.path.dirname(rel), []).append(rel)
     for parent, rels in singles.items():
         above = _regenerable_above(root, rels[0])
@@ -148,15 +150,6 @@ def _take_singles(root: str, rels: list[str], found: Found, max_file: int, max_b
 def _excluded(rel: str) -> bool:
     parts = rel.split("/")
     return parts[0] == ".axon" or ".git" in parts
-
-
-def _under(rel: str, dirs: set[str]) -> bool:
-    parent = os.path.dirname(rel)
-    while parent:
-        if parent in dirs:
-            return True
-        parent = os.path.dirname(parent)
-    return False
 
 
 def _regenerable_above(root: str, rel: str) -> str | None:

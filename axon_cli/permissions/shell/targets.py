@@ -28,7 +28,9 @@ _OPT_VALUES = {"truncate": {"-s", "--size", "-r", "--reference"}, "cp": {"-t", "
                "install": {"-t", "-m", "-o", "-g", "-S", "--mode", "--owner", "--group"},
                "shred": {"-n", "--iterations", "-s", "--size", "--random-source"},
                "chmod": {"--reference"}, "chown": {"--reference", "--from"}, "chgrp": {"--reference"},
-               "rsync": {"-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--rsync-path", "--log-file"}}
+               "rsync": {"-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--rsync-path", "--log-file"},
+               "touch": {"-r", "-d", "-t", "--reference", "--date"}, "mkdir": {"-m", "--mode"},
+               "mkfifo": {"-m", "--mode"}}
 _REMOVES = frozenset({"rm", "rmdir", "unlink", "shred", "truncate"})
 _COPIES = frozenset({"cp", "mv", "install", "ln"})
 # formatter -> (the option that makes it write files, or None: it writes unless an option says not,
