@@ -106,7 +106,9 @@ class ScriptedServer:
         self._cond = threading.Condition(self._lock)
         self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # serve_forever's default 0.5 s poll is what shutdown() waits for: half a second per test
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        daemon=True)
 
     # -- lifecycle -----------------------------------------------------------------------------
     @property
