@@ -187,12 +187,9 @@ def _subtree(root: str, top: str, found: Found, max_file: int, max_bytes: int) -
                     else:
                         pending.append(sub)
                     continue
-                st = entry.stat(follow_symlinks=False)
+                size += _take(entry, sub, files, max_file)
             except OSError:
                 continue
-            files[sub] = st
-            if stat.S_ISREG(st.st_mode) and st.st_size <= max_file:
-                size += st.st_size
         if len(files) > min(MAX_FILES, found.count) or size > min(max_bytes, found.allowance) \
                 or found.scanned > MAX_SCANNED:
             return False
@@ -201,6 +198,13 @@ def _subtree(root: str, top: str, found: Found, max_file: int, max_bytes: int) -
     found.files.update(files)
     found.left_out.update(left)
     return True
+
+
+def _take(entry: os.DirEntry[str], rel: str, files: dict[str, os.stat_result], max_file: int) -> int:
+    """Note the file ``entry`` (at ``rel``) in ``files``; the bytes it adds to a snapshot."""
+    st = entry.stat(follow_symlinks=False)
+    files[rel] = st
+    return st.st_size if stat.S_ISREG(st.st_mode) and st.st_size <= max_file else 0
 
 
 def _level(root: str, top: str, found: Found, max_file: int,
@@ -224,12 +228,9 @@ def _level(root: str, top: str, found: Found, max_file: int,
             if entry.is_dir(follow_symlinks=False):
                 subdirs.append(sub)
                 continue
-            st = entry.stat(follow_symlinks=False)
+            size += _take(entry, sub, files, max_file)
         except OSError:
             continue
-        files[sub] = st
-        if stat.S_ISREG(st.st_mode) and st.st_size <= max_file:
-            size += st.st_size
     if len(files) > MAX_FILES or size > max_bytes:
         return None, []
     if size > found.allowance or len(files) > found.count:
