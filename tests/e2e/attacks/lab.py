@@ -183,6 +183,7 @@ class AcceptLog:
 
     def __init__(self, path: Path | None = None) -> None:
         self.accepted: list[bytes] = []
+        self._first = threading.Event()
         family = socket.AF_UNIX if path else socket.AF_INET
         self.sock = socket.socket(family, socket.SOCK_STREAM)
         self.sock.bind(str(path) if path else ("127.0.0.1", 0))
@@ -202,7 +203,12 @@ class AcceptLog:
             except OSError:
                 data = b""
             self.accepted.append(data or b"(connected)")
+            self._first.set()
             conn.close()
+
+    def wait_for_connection(self, deadline: float = 20.0) -> bool:
+        """True once a connection was recorded (a client may exit before its connection is accepted)."""
+        return self._first.wait(deadline)
 
     def close(self) -> None:
         self.sock.close()

@@ -144,6 +144,7 @@ def test_user_sockets_under_home_are_unreachable_from_the_sandbox(aid: str, sock
     assert aid in lab.results(), "the call never reached dispatch"
     control = AcceptLog(tmp_path / "c.sock")                    # the same command without a sandbox connects
     subprocess.run(["bash", "-c", _connect(tmp_path / "c.sock")], capture_output=True, timeout=30)
+    connected = control.wait_for_connection()
     control.close()
-    assert control.accepted, "control: the connect command does not connect even without a sandbox"
+    assert connected and control.accepted, "control: the connect command does not connect even without a sandbox"
     assert logs[aid].accepted == [], f"{decisions(ran).get(aid)}; result {lab.results()[aid][:200]!r}"

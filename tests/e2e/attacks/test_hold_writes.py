@@ -153,6 +153,7 @@ def test_loopback_is_unreachable_from_the_sandbox(nid: str, loopback) -> None:  
     assert nid in lab.results(), "the call never reached dispatch"
     control = AcceptLog()
     subprocess.run(["bash", "-c", NET[nid].format(port=control.port)], capture_output=True, timeout=30)
+    connected = control.wait_for_connection()
     control.close()
-    assert control.accepted, "control: without a sandbox the command connects"
+    assert connected and control.accepted, "control: without a sandbox the command connects"
     assert logs[nid].accepted == [], f"{decisions(ran).get(nid)}; {lab.results()[nid][:200]!r}"
