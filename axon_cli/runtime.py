@@ -38,7 +38,7 @@ from axon_cli.session.transcript import (
     sessions_dir,
     unreadable_sessions,
 )
-from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, TurnSnapshots, undo_turns
+from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, TurnSnapshots
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext
@@ -108,6 +108,8 @@ class Runtime:
         callbacks = self._callbacks()
         if self.snapshots is None or (why := self.snapshots.unavailable()) is not None:
             return [f"nothing to undo: {why if self.snapshots else 'no snapshots in this session'}"]
+        from axon_cli.snapshots.undo import undo_turns
+
         reports = undo_turns(self.snapshots, count)
         if not reports:
             return [NOTHING_TO_UNDO]

@@ -16,7 +16,6 @@ from axon_cli.permissions.base import Decision
 from axon_cli.permissions.decision_context import Containment, DecisionContext, FileProbe, Which
 from axon_cli.permissions.paths import PathFacts, Resolver, sensitive_reason
 from axon_cli.permissions.rules import Rule, RuleSet
-from axon_cli.permissions.shell_decide import decide_shell
 
 __all__ = ["decide"]
 
@@ -33,6 +32,9 @@ def decide(tool_name: str, category: str, tool_input: dict[str, Any], read_only:
     ``analysis``: a shell command's analysis when the caller has it already (computed once a call)."""
     ctx = DecisionContext(mode, rules, project_root, home, resolve, containment, which, probe)
     if category == "shell":
+        # the shell analysis is imported on the first shell call, not at start-up
+        from axon_cli.permissions.shell_decide import decide_shell
+
         return decide_shell(str(tool_input.get("command", "")), ctx, tool_name,
                             asked=bool(tool_input.get("outside_sandbox")), analysis=analysis)
     if category in ("read", "edit"):

@@ -9,13 +9,28 @@ can be taken back.
 - ``undo``: restoring, file by file, and refusing where someone changed a file since.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from axon_cli.snapshots.checkpointer import TurnSnapshots
-from axon_cli.snapshots.report import Outcome, UndoReport
 from axon_cli.snapshots.shadow import SnapshotError
 from axon_cli.snapshots.store import ProjectSnapshots
-from axon_cli.snapshots.undo import undo_turns
+
+if TYPE_CHECKING:
+    from axon_cli.snapshots.report import Outcome, UndoReport
+    from axon_cli.snapshots.undo import undo_turns
 
 NOTHING_TO_UNDO = "nothing to undo: no turn in this project changed files (or all were undone)"
 
 __all__ = ["ProjectSnapshots", "TurnSnapshots", "SnapshotError", "Outcome", "UndoReport", "undo_turns",
            "NOTHING_TO_UNDO"]
+
+
+def __getattr__(name: str) -> Any:
+    """Undo's machinery (restoring, reporting) is imported when undo is first used, not at start-up."""
+    if name == "undo_turns":
+        from axon_cli.snapshots.undo import undo_turns
+        return undo_turns
+    if name in ("Outcome", "UndoReport"):
+        from axon_cli.snapshots import report
+        return getattr(report, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,7 +9,6 @@ from pathlib import Path
 from axon_cli.config import LoadedSettings
 from axon_cli.events import AutoApprover, DenyApprover, Notice, SessionStarted
 from axon_cli.loop.results import RunResult
-from axon_cli.reports.trust import ignored_lines
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.turn import UserTurn
 from axon_cli.ui.headless import SandboxExits, StreamJson, TextProgress, json_result
@@ -24,6 +23,8 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     started = time.monotonic()
     approver = AutoApprover() if yes else DenyApprover()
     rt = open_session(loaded, project_root, approver, cont=cont, resume=resume)
+    from axon_cli.reports.trust import ignored_lines
+
     for line in ignored_lines(loaded.trust, loaded.trust.assess()):    # what the folder's files wait for
         sys.stderr.write(line + "\n")
     exits = SandboxExits()
