@@ -222,10 +222,12 @@ def _add_claude_hooks(merged: dict[str, Any], sources: dict[str, str], files: li
     places = [(user_claude_settings(), None), (project_root / CLAUDE_SETTINGS, CLAUDE_SETTINGS),
               (project_root / CLAUDE_LOCAL, CLAUDE_LOCAL)]
     for path, source in places:
+        if source is not None and path.resolve() == places[0][0].resolve():
+            continue                              # the project is the home folder: read once, as the user's
         data = read_claude_settings(path)
         tables = hook_tables(data, path)          # a broken file is an error even before trust
         if source is not None and tables:
-            tables = hook_tables(trust.in_force(source, data), path)
+            tables = hook_tables(trust.in_force(source, data), path, strict=False)
         if not tables:
             continue
         files.append(path)

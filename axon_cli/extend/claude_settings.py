@@ -45,9 +45,10 @@ def _bad(path: Path, where: str, what: str) -> ConfigError:
     return ConfigError(f"{path}: hooks.{where} {what}")
 
 
-def hook_tables(data: dict[str, Any], path: Path) -> dict[str, list[dict[str, Any]]]:
-    """axon's hook tables for the ``hooks`` of one Claude Code settings file (command hooks only: a
-    ``prompt`` or ``agent`` hook is kept with its type so ``axon doctor`` can name it; it never runs)."""
+def hook_tables(data: dict[str, Any], path: Path, strict: bool = True) -> dict[str, list[dict[str, Any]]]:
+    """axon's hook tables for the ``hooks`` of one Claude Code settings file: command hooks only (a
+    ``prompt`` or ``agent`` hook needs a model of its own and is left out). ``strict``: a group without
+    a ``hooks`` list is an error (not strict: skipped, as trust leaves a group whose commands wait)."""
     hooks = data.get("hooks")
     if hooks is None:
         return {}
@@ -60,6 +61,8 @@ def hook_tables(data: dict[str, Any], path: Path) -> dict[str, list[dict[str, An
         for i, group in enumerate(groups):
             entries = group.get("hooks") if isinstance(group, dict) else None
             if not isinstance(entries, list):
+                if not strict:
+                    continue
                 raise _bad(path, f"{event}[{i}]", 'has no "hooks" list')
             matcher = group.get("matcher") or ""
             for j, entry in enumerate(entries):
