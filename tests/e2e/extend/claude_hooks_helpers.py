@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,18 +11,12 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "claude_hooks"
 TRUSTED = {"AXON_TRUST": "1"}
 
 
-def fixture_dir() -> Path:
-    """The scripts to run: the committed fixtures, or a folder of the same names given by
-    ``AXON_CLAUDE_HOOKS_DIR`` (to run the originals the fixtures are modelled on)."""
-    return Path(os.environ.get("AXON_CLAUDE_HOOKS_DIR") or FIXTURES)
-
-
 def install(project: Path, *names: str) -> None:
     """Copy scripts into the project's .claude/hooks/ (where such collections keep them)."""
     hooks = project / ".claude" / "hooks"
     hooks.mkdir(parents=True, exist_ok=True)
     for name in names:
-        shutil.copy2(fixture_dir() / name, hooks / name)
+        shutil.copy2(FIXTURES / name, hooks / name)
 
 
 def settings(project: Path, hooks: dict[str, list[tuple[str, str]]], name: str = "settings.json") -> None:
