@@ -21,8 +21,10 @@ __all__ = ["Settings", "Price", "McpServerConfig", "HookConfig", "HookEvent", "H
            "load_settings", "user_config_dir", "read_toml", "KEYLESS_HINT", "trust_requested", "folder_trust"]
 
 Mode = Literal["read-only", "default", "accept-edits", "auto", "yolo"]
-HookEvent = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart"]
-HOOK_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart")
+HookEvent = str      # any event name: Claude Code's (HOOK_EVENTS) and ones added later are accepted
+HOOK_EVENTS: tuple[str, ...] = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure",
+                                "Notification", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop",
+                                "PreCompact", "SessionStart", "SessionEnd")
 
 
 class Price(BaseModel):
@@ -50,6 +52,7 @@ class HookConfig(BaseModel):
     matcher: str = Field("", description="tool-name regex (PreToolUse/PostToolUse); empty or * = every tool")
     command: str = Field(min_length=1, description="run by the shell in the project root; JSON on stdin")
     timeout: float = Field(60.0, gt=0, le=3600, description="seconds before its process group is killed")
+    type: Literal["command"] = Field("command", description="Claude Code's hook type; only command hooks run")
     source: str = Field("", description="the config file that defined it (set by axon when merging)")
 
     @field_validator("matcher")
@@ -138,9 +141,6 @@ def _explain(err: ValidationError, where: str) -> ConfigError:
             close = difflib.get_close_matches(key, list(Settings.model_fields), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else f" (known keys: {', '.join(Settings.model_fields)})"
         return ConfigError(f"{where}: unknown key '{one_line(key, 120)}'{hint}")
-    if e["loc"][:1] == ("hooks",) and e["loc"][-1] == "[key]":
-        return ConfigError(f"{where}: unknown hook event '{one_line(str(e['loc'][1]), 120)}' "
-                           f"(one of {', '.join(HOOK_EVENTS)})")
     got = one_line(reprlib.repr(e.get("input")), 120)     # a 10 MB value is not echoed back
     return ConfigError(f"{where}: key '{one_line(key, 120)}': {one_line(e['msg'].lower())} (got {got})")
 
@@ -184,6 +184,7 @@ def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
                 value = _add_hooks(merged.get(key), value, path)
             merged[key] = value
             sources[key] = str(path)
+    _add_claude_hooks(merged, sources, files, project_root, trust)
     for var, key in ENV_KEYS.items():
         if env.get(var):
             merged[key] = env[var]
@@ -209,6 +210,31 @@ def _add_hooks(earlier: dict[str, Any] | None, tables: dict[str, Any], path: Pat
     for event, hooks in tables.items():
         out.setdefault(event, []).extend({**hook, "source": str(path)} for hook in hooks)
     return out
+
+
+def _add_claude_hooks(merged: dict[str, Any], sources: dict[str, str], files: list[Path], project_root: Path,
+                      trust: FolderTrust) -> None:
+    """Claude Code's settings files add their hooks after axon's own: the user's, then the project's
+    (only what folder trust lets through)."""
+    from axon_cli.extend.claude_settings import hook_tables, read_claude_settings, user_claude_settings
+    from axon_cli.trust.widening import CLAUDE_LOCAL, CLAUDE_SETTINGS
+
+    places = [(user_claude_settings(), None), (project_root / CLAUDE_SETTINGS, CLAUDE_SETTINGS),
+              (project_root / CLAUDE_LOCAL, CLAUDE_LOCAL)]
+    for path, source in places:
+        if source is not None and path.resolve() == places[0][0].resolve():
+            continue                              # the project is the home folder: read once, as the user's
+        data = read_claude_settings(path)
+        tables = hook_tables(data, path)          # a broken file is an error even before trust
+        if source is not None and tables:
+            tables = hook_tables(trust.in_force(source, data), path, strict=False)
+        if not tables:
+            continue
+        files.append(path)
+        hooks = merged.setdefault("hooks", {})
+        for event, added in tables.items():
+            hooks.setdefault(event, []).extend(added)
+        sources.setdefault("hooks", str(path))
 
 
 def endpoint_needs_key(base_url: str | None) -> bool:

@@ -144,6 +144,9 @@ class Runtime:
         self._callbacks().meta("model", model=name)
 
     def close(self) -> None:
+        hooks = self.extensions.hooks if self.extensions is not None else None
+        if hooks is not None:
+            hooks.notify("SessionEnd", {"reason": "other"})
         self.agent.close()
         mcp = self.extras.pop("mcp", None)
         if mcp is not None:
@@ -190,7 +193,8 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
 
     if (fallback := auto_fallback_note(policy.mode, containment)) is not None:
         bus(Notice(message=fallback))
-    dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=bus, hooks=extensions.hooks)
+    dispatcher = Dispatcher(registry, ctx, policy=policy, approver=approver, emit=_with_hooks(bus, extensions),
+                            hooks=extensions.hooks)
     extensions.bind(lambda: dispatcher.approver, sandbox.mode)   # hooks running a file changed in session
     llm = model_client(settings, bus)
     if mcp is not None:
@@ -209,9 +213,24 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
                         prompt=lambda: build_system_prompt(settings, registry, callbacks.current_mode()),
                         context=build_project_context(project_root, gathered, hook_context),
                         callbacks=callbacks, messages=messages, turn_hooks=extensions.hooks)
+    if extensions.hooks is not None:         # Claude Code's transcript, mode and moments for the hooks
+        extensions.hooks.attach(lambda: agent.messages, callbacks.current_mode)
+        callbacks.compactor.before_compact = extensions.hooks.compacting
     return Runtime(loaded, project_root, session_id, bus, registry, ctx, policy, dispatcher, llm, agent,
                    extras={"mcp": mcp} if mcp is not None else {}, session=callbacks, extensions=extensions,
                    sandbox=sandbox, snapshots=snapshots)
+
+
+def _with_hooks(bus: EventBus, extensions: Extensions) -> EventSink:
+    """The bus, with axon asking for approval shown to Notification hooks first."""
+    hooks = extensions.hooks
+    if hooks is None:
+        return bus
+
+    def emit(event: Event) -> None:
+        hooks.moments(event)
+        bus(event)
+    return emit
 
 
 def _containment(sandbox: SandboxStatus, checkpointer: Checkpointer) -> Containment:

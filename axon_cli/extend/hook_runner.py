@@ -1,16 +1,14 @@
-"""Running the user's hooks (``[[hooks.EVENT]]`` in config.toml), Claude Code's convention.
+"""Running the user's hooks (``[[hooks.EVENT]]`` in config.toml, Claude Code's settings files) the way
+Claude Code runs them.
 
 Each hook is a shell command run in the project root, in its own process group, with one JSON
-object on stdin (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` and the event's
-fields: ``tool_name``/``tool_input``/``tool_response``, ``prompt``, ``source``,
-``stop_hook_active``). Its environment is axon's minus credentials, plus ``AXON_PROJECT_DIR``
-(and ``CLAUDE_PROJECT_DIR``, so existing hook scripts find the project).
-
-What it answers: exit 0 → go on (its stdout is text, or a JSON object with ``decision`` —
-allow | deny | ask, Claude's approve | block too, or ``hookSpecificOutput.permissionDecision`` —
-plus ``reason`` and ``additionalContext``); exit 2 → block, its stderr is the reason; any other
-exit, a timeout (the whole group is killed) or output that starts like JSON but is not → a
-problem line, and the hook counts as silent. Every run is one line in the audit log.
+object on stdin in Claude Code's vocabulary (``claude_vocab``): ``session_id``, ``transcript_path``
+(a transcript in Claude Code's format, brought up to date before the hook runs), ``cwd``,
+``permission_mode``, ``hook_event_name`` and the event's fields (``tool_name``/``tool_input``/
+``tool_use_id``/``tool_response``, ``prompt``, ``source``, ``stop_hook_active``, ``message``, …).
+Its environment is axon's minus credentials, plus ``CLAUDE_PROJECT_DIR`` and ``AXON_PROJECT_DIR``.
+What it answers is read by ``hook_reply``; a timeout kills its whole group. Every run is one line
+in the audit log.
 
 Before each run the ``HookGuard`` (``hook_guard``) checks whether a project file the hook runs changed
 during the session: then the approver decides whether it runs outside as usual, or it runs inside the
@@ -21,67 +19,42 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import re
 import subprocess
 import time
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from axon_cli.config import HookConfig
+from axon_cli.extend.claude_vocab import names_of, permission_mode
 from axon_cli.extend.hook_guard import OUTSIDE, HookGuard, Placement, hook_label
+from axon_cli.extend.hook_reply import HookReply, HookResult, read_reply
 from axon_cli.masking import mask
 from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, kill_tree, shell_path
 
-__all__ = ["HookRunner", "HookResult", "HookReply"]
+__all__ = ["HookRunner", "HookResult", "HookReply", "matches"]
 
+log = logging.getLogger("axon.hooks")
 MAX_OUTPUT = 10_000
-_DECISIONS = {"allow": "allow", "approve": "allow", "deny": "deny", "block": "deny", "ask": "ask"}
 
 
-@dataclass
-class HookReply:
-    """One hook's answer."""
-
-    hook: HookConfig
-    outcome: Literal["ok", "block", "error", "timeout", "skipped"]
-    exit_code: int | None = None
-    decision: str | None = None       # allow | deny | ask
-    reason: str = ""
-    context: str = ""                 # additionalContext of a JSON reply
-    output: str = ""                  # plain (non-JSON) stdout of a hook that exited 0
-    problem: str = ""
-    duration_ms: int = 0
-
-
-@dataclass
-class HookResult:
-    """Every matching hook's answer for one event, in config order."""
-
-    replies: list[HookReply] = field(default_factory=list)
-
-    @property
-    def problems(self) -> list[str]:
-        return [r.problem for r in self.replies if r.problem]
-
-    def first(self, decision: str) -> HookReply | None:
-        return next((r for r in self.replies if r.decision == decision), None)
-
-    def context(self, plain_output: bool) -> str:
-        """additionalContext of every reply (and the plain stdout too, with ``plain_output``)."""
-        parts = [r.context for r in self.replies] + ([r.output for r in self.replies] if plain_output else [])
-        return "\n".join(p for p in parts if p).strip()
-
-
-def matches(hook: HookConfig, tool: str | None) -> bool:
-    """A tool event's hook applies when its matcher (a regex over the whole name, case-insensitive,
-    so Claude Code's ``Bash`` matches ``bash``) is empty, ``*``, or matches the tool's name."""
+def matches(hook: HookConfig, names: tuple[str, ...] | None) -> bool:
+    """A hook applies when its matcher is empty or ``*``, or (a regex over the whole name, as in Claude
+    Code; axon's own names case-insensitively too) matches one of the call's names: Claude Code's
+    (``Bash``, ``Edit``, ``mcp__srv__tool``) or axon's (``bash``, ``edit_file``). Events without a
+    tool (``names`` None) run every hook."""
     pattern = hook.matcher.strip()
-    if tool is None or pattern in ("", "*"):
+    if names is None or pattern in ("", "*"):
         return True
-    return re.fullmatch(pattern, tool, re.IGNORECASE) is not None
+    try:
+        return any(re.fullmatch(pattern, name) or re.fullmatch(pattern, name, re.IGNORECASE) and name.islower()
+                   for name in names)
+    except re.error:
+        return False
 
 
 class HookRunner:
@@ -93,26 +66,36 @@ class HookRunner:
         self.audit = audit
         self.guard = guard
         self.sandbox_hide = sandbox_hide or []
+        self.mode: Callable[[], str] = lambda: "default"           # axon's permission mode now
+        self.transcript_path = project_root / ".axon" / "sessions" / f"{session_id}.claude.jsonl"
+        self.before_run: Callable[[], None] = lambda: None         # brings the transcript up to date
 
     def has(self, event: str) -> bool:
         return bool(self.hooks.get(event))
 
     def run(self, event: str, fields: dict[str, Any], tool: str | None = None,
-            call_id: str | None = None) -> HookResult:
-        """Run every hook of ``event`` that matches ``tool``, one after the other."""
-        payload = {"session_id": self.session_id, "cwd": str(self.project_root), "hook_event_name": event,
-                   "transcript_path": str(self.project_root / ".axon" / "sessions" / f"{self.session_id}.jsonl"),
-                   **fields}
-        data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", "replace")
+            call_id: str | None = None, args: dict[str, Any] | None = None) -> HookResult:
+        """Run every hook of ``event`` that matches ``tool`` (with ``args``), one after the other."""
+        names = names_of(tool, args) if tool is not None else None
         result = HookResult()
-        for hook in self.hooks.get(event, []):
-            if matches(hook, tool):
-                reply = self._run_one(event, hook, data, call_id)
-                result.replies.append(reply)
-                self.audit.write_hook(event=event, command=hook.command, source=hook.source, tool=tool,
-                                      call_id=call_id, exit_code=reply.exit_code, outcome=reply.outcome,
-                                      decision=reply.decision, duration_ms=reply.duration_ms,
-                                      error=reply.problem or (reply.reason if reply.outcome == "skipped" else None))
+        todo = [hook for hook in self.hooks.get(event, []) if matches(hook, names)]
+        if not todo:
+            return result
+        try:
+            self.before_run()
+        except Exception:                 # a transcript that cannot be written must not stop the hook
+            log.exception("writing the Claude Code transcript failed")
+        payload = {"session_id": self.session_id, "transcript_path": str(self.transcript_path),
+                   "cwd": str(self.project_root), "permission_mode": permission_mode(self.mode()),
+                   "hook_event_name": event, **fields}
+        data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", "replace")
+        for hook in todo:
+            reply = self._run_one(event, hook, data, call_id)
+            result.replies.append(reply)
+            self.audit.write_hook(event=event, command=hook.command, source=hook.source, tool=tool,
+                                  call_id=call_id, exit_code=reply.exit_code, outcome=reply.outcome,
+                                  decision=reply.decision, duration_ms=reply.duration_ms,
+                                  error=reply.problem or (reply.reason if reply.outcome == "skipped" else None))
         return result
 
     def _run_one(self, event: str, hook: HookConfig, data: bytes, call_id: str | None) -> HookReply:
@@ -151,7 +134,7 @@ class HookRunner:
                              "its processes were killed")
         finally:
             kill_tree(proc, run_id)     # after Ctrl-C, and background children it left: nothing survives
-        return _reply(event, hook, proc.returncode, _text(out), _text(err))
+        return read_reply(event, hook, proc.returncode, _text(out), _text(err))
 
 
 _name = hook_label
@@ -170,27 +153,3 @@ def _text(raw: bytes | None) -> str:
 def _collect(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(subprocess.TimeoutExpired, ValueError, OSError):
         proc.communicate(timeout=2)
-
-
-def _reply(event: str, hook: HookConfig, code: int, out: str, err: str) -> HookReply:
-    if code == 2:
-        return HookReply(hook, "block", 2, "deny", err or f"blocked by {_name(event, hook)}")
-    if code != 0:
-        detail = (err or out).split("\n")[0][:200]
-        return HookReply(hook, "error", code, problem=f"{_name(event, hook)} failed (exit {code})"
-                         + (f": {detail}" if detail else ""))
-    if not out.startswith("{"):
-        return HookReply(hook, "ok", 0, output=out)
-    try:
-        reply = json.loads(out)
-        if not isinstance(reply, dict):
-            raise ValueError("not an object")
-    except ValueError:
-        return HookReply(hook, "error", 0, problem=f"{_name(event, hook)} printed output that is not valid JSON")
-    nested = reply.get("hookSpecificOutput")
-    specific: dict[str, Any] = nested if isinstance(nested, dict) else {}
-    raw = specific.get("permissionDecision") or reply.get("decision")
-    decision = _DECISIONS.get(str(raw).lower()) if raw else None
-    reason = specific.get("permissionDecisionReason") or reply.get("reason") or ""
-    context = specific.get("additionalContext") or ""
-    return HookReply(hook, "block" if decision == "deny" else "ok", 0, decision, str(reason), str(context))

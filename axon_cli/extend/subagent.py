@@ -23,7 +23,7 @@ from axon_cli.config import Settings
 from axon_cli.events import ApprovalAnswer, ApprovalRequest, Approver, EventSink
 from axon_cli.extend.agents import AgentDefinition
 from axon_cli.extend.subagent_progress import ProgressSink
-from axon_cli.loop.callbacks import AgentCallbacks, Loop
+from axon_cli.loop.callbacks import AgentCallbacks, Loop, TurnHooks
 from axon_cli.loop.results import RunResult
 from axon_cli.model.llm import LLMClient
 from axon_cli.permissions.base import PermissionPolicy
@@ -103,7 +103,8 @@ def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, 
     agent = build_agent(settings, registry, dispatcher, llm, emit=sink,
                         prompt=_system_prompt(parts, settings, registry, definition),
                         context=build_project_context(parts.project_root, parts.gathered),
-                        callbacks=_StopWhenCancelled(parts.cancel), shared_cancel=True)
+                        callbacks=_StopWhenCancelled(parts.cancel), shared_cancel=True,
+                        turn_hooks=_turn_hooks(parts, definition))
     try:
         result = agent.run(UserTurn(prompt), max_turns=definition.max_turns)
     except Cancelled:
@@ -113,6 +114,13 @@ def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, 
         _add_usage(parts, llm)
     sink.finish(result.stop_reason)
     return _output(result, definition, sink, llm)
+
+
+def _turn_hooks(parts: SessionParts, definition: AgentDefinition) -> TurnHooks | None:
+    """SubagentStart/SubagentStop hooks around the sub-agent (the session's ``UserHooks``)."""
+    from axon_cli.extend.hook_seams import SubagentHooks, UserHooks
+
+    return SubagentHooks(parts.hooks, definition.name) if isinstance(parts.hooks, UserHooks) else None
 
 
 def _saying_who(approver: Approver, description: str) -> Approver:

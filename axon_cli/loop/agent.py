@@ -177,6 +177,9 @@ class Agent:
                     self.append(message)
                 if self.ctx.cancel.is_set():
                     return RunResult("interrupted by user", "interrupted", turns)
+                if self.turn_hooks is not None and (halt := self.turn_hooks.halted()):
+                    self.emit(Notice(message=f"a hook stopped the agent: {halt}"))
+                    return RunResult(halt, "final", turns)
                 if (why := self.guide.stop_reason()) is not None:   # refused repeats, again and again
                     self.emit(Error(message=why))
                     return RunResult(why, "error", turns, error=why)

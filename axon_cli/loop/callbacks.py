@@ -74,3 +74,7 @@ class TurnHooks(Protocol):
         """Before the final answer is accepted (``Stop``): a reason to go on working, or None.
         ``again`` is true when an earlier Stop hook already sent the agent back to work."""
         ...
+
+    def halted(self) -> str | None:
+        """Why a hook stopped the agent (Claude Code's ``continue: false``), or None."""
+        ...

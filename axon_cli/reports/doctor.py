@@ -12,7 +12,7 @@ from pathlib import Path
 from axon_cli.config import KEYLESS_HINT, LoadedSettings, Settings, endpoint_needs_key
 
 __all__ = ["run_doctor", "check_endpoint", "check_sandbox", "check_ripgrep", "check_trust", "check_undo",
-           "config_lines"]
+           "check_hooks", "config_lines"]
 
 ENDPOINT_TIMEOUT = 5.0
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -94,6 +94,21 @@ def check_trust(loaded: LoadedSettings) -> Check:
     return True, "trust: " + ", ".join(parts)
 
 
+def check_hooks(loaded: LoadedSettings) -> list[str]:
+    """One line for the hooks in force, and one for each event axon has no moment for (accepted, never run)."""
+    from axon_cli.extend.hook_seams import FIRED_EVENTS
+
+    hooks = {event: len(tables) for event, tables in loaded.settings.hooks.items() if tables}
+    if not hooks:
+        return []
+    lines = ["hooks: " + ", ".join(f"{event} {n}" for event, n in hooks.items())]
+    for event, n in hooks.items():
+        if event not in FIRED_EVENTS:
+            lines.append(f"hooks: {event} ({n} hook(s)) is accepted, but axon has no moment for it: "
+                         "they never run")
+    return lines
+
+
 def check_undo(settings: Settings, root: Path) -> Check:
     from axon_cli.snapshots import ProjectSnapshots
 
@@ -124,6 +139,6 @@ def run_doctor(loaded: LoadedSettings, root: Path, echo: Callable[[str], None]) 
               check_undo(settings, root)]
     for _ok, line in checks:
         echo(line)
-    for line in config_lines(loaded):
+    for line in check_hooks(loaded) + config_lines(loaded):
         echo(line)
     return 0 if all(ok for ok, _line in checks) else 1

@@ -135,6 +135,7 @@ class Compactor:
         self.emit = emit
         self.todos = todos
         self.on_compacted = on_compacted
+        self.before_compact: Callable[[bool, str | None], None] | None = None   # PreCompact hooks (manual, focus)
         self._mark: tuple[int, int, int] | None = None   # (messages, requests, prompt total) at a request
         self._cooldown = 0
 
@@ -174,6 +175,8 @@ class Compactor:
                 focus: str | None = None, manual: bool = False) -> CompactionResult | None:
         """Shrink ``agent.messages``; None when nothing could be done. ``force``: the endpoint said
         too long (go under the goal whatever it takes); ``manual``: /compact (always summarise)."""
+        if self.before_compact is not None:
+            self.before_compact(manual, focus)
         before = self.measure(agent)
         fixed = _fixed_tokens(agent)
         # estimates are chars / 4; scale them to the endpoint's real count when it was measured

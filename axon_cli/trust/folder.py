@@ -17,7 +17,7 @@ from axon_cli.loaders import load_json
 from axon_cli.state import read_toml
 from axon_cli.trust.items import WideningItem
 from axon_cli.trust.store import Approved, Record, TrustStore, folder_key
-from axon_cli.trust.widening import MCP_JSON, SOURCES, Baseline, extension_items, find, keep_trusted
+from axon_cli.trust.widening import JSON_SOURCES, SOURCES, Baseline, extension_items, find, keep_trusted
 
 __all__ = ["FolderTrust", "Assessment", "Pending", "user_baseline", "read_source"]
 
@@ -33,7 +33,7 @@ def _table(path: Path) -> dict[str, Any]:
 def read_source(root: Path, source: str) -> dict[str, Any]:
     """One project file's raw data ({} when missing or unreadable)."""
     path = root / source
-    if source != MCP_JSON:
+    if source not in JSON_SOURCES:
         return _table(path)
     try:
         data = load_json(path) if path.is_file() else {}

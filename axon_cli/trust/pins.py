@@ -145,9 +145,14 @@ def _relative(found: _Found) -> list[str]:
     return sorted(os.path.relpath(p, found.root) for p in found.paths)
 
 
+_PROJECT_VAR = re.compile(r"\$(?:\{(?:CLAUDE|AXON)_PROJECT_DIR\}|(?:CLAUDE|AXON)_PROJECT_DIR\b)")
+
+
 def command_files(command: str, root: Path, cwd: Path | None = None) -> list[str]:
-    """Project-relative paths of the files a shell command line runs (see the module docstring)."""
+    """Project-relative paths of the files a shell command line runs (see the module docstring).
+    ``$CLAUDE_PROJECT_DIR`` and ``$AXON_PROJECT_DIR`` (set for every hook) name the project root."""
     found = _Found(root, Path(os.path.realpath(cwd or root)))
+    command = _PROJECT_VAR.sub(lambda _m: str(root), command)
     for words in _simple_commands(command):
         found.argv(words)
     return _relative(found)

@@ -29,13 +29,16 @@ from axon_cli.permissions.modes import MODES
 from axon_cli.trust.items import WideningItem, file_item, with_pins
 from axon_cli.trust.pins import hook_files, pin, server_files
 
-__all__ = ["CONFIG", "PERMISSIONS", "MCP_JSON", "SOURCES", "Baseline", "Found", "Kind", "FileKind", "KINDS",
+__all__ = ["CONFIG", "PERMISSIONS", "MCP_JSON", "CLAUDE_SETTINGS", "CLAUDE_LOCAL", "JSON_SOURCES", "SOURCES", "Baseline", "Found", "Kind", "FileKind", "KINDS",
            "FILE_KINDS", "find", "keep_trusted", "extension_items", "allow_item", "MODE_ORDER", "SANDBOX_ORDER"]
 
 CONFIG = ".axon/config.toml"
 PERMISSIONS = ".axon/permissions.toml"
 MCP_JSON = ".mcp.json"
-SOURCES = (CONFIG, PERMISSIONS, MCP_JSON)
+CLAUDE_SETTINGS = ".claude/settings.json"
+CLAUDE_LOCAL = ".claude/settings.local.json"
+JSON_SOURCES = (MCP_JSON, CLAUDE_SETTINGS, CLAUDE_LOCAL)
+SOURCES = (CONFIG, PERMISSIONS, MCP_JSON, CLAUDE_SETTINGS, CLAUDE_LOCAL)
 
 MODE_ORDER = {mode: i for i, mode in enumerate(MODES)}
 SANDBOX_ORDER = {"off": 0, "auto": 1, "workspace-write": 1, "read-only": 2}
@@ -165,6 +168,28 @@ def _hooks(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]
             yield Found(WideningItem("hook", key, source, shows, _canonical(table)), ("hooks", event, i))
 
 
+def _claude_hooks(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+    """Each command of Claude Code's ``{"hooks": {EVENT: [{"matcher", "hooks": [{"command"}]}]}}``."""
+    hooks = data.get("hooks")
+    seen: dict[str, int] = {}
+    for event, groups in (hooks.items() if isinstance(hooks, dict) else []):
+        for i, group in enumerate(groups if isinstance(groups, list) else []):
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            for j, entry in enumerate(entries if isinstance(entries, list) else []):
+                if not isinstance(entry, dict):
+                    continue
+                command = entry.get("command")
+                shown = command if isinstance(command, str) else _canonical(entry)
+                matcher = f" (tools matching {group['matcher']})" if group.get("matcher") else ""
+                key = f"{source}:{event}:{shown}"
+                seen[key] = seen.get(key, 0) + 1
+                key += f" #{seen[key]}" if seen[key] > 1 else ""
+                yield Found(WideningItem("hook", key, source,
+                                         f"{event} hook{matcher} runs: {shown}",
+                                         _canonical({"matcher": group.get("matcher"), **entry})),
+                            ("hooks", event, i, "hooks", j))
+
+
 def _command_keys(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     def walk(node: dict[str, Any], where: Where) -> Iterator[Found]:
         for key, value in node.items():
@@ -190,6 +215,8 @@ KINDS: tuple[Kind, ...] = (
                                "env and cwd) or a URL it connects to (with its headers)", _servers("mcp_servers")),
     Kind("mcp_server", MCP_JSON, "each `mcpServers` entry, shown the same way", _servers("mcpServers")),
     Kind("hook", CONFIG, "each `[[hooks.EVENT]]` table: a shell command axon runs", _hooks),
+    Kind("hook", CLAUDE_SETTINGS, "each command in Claude Code's `hooks` (project settings)", _claude_hooks),
+    Kind("hook", CLAUDE_LOCAL, "each command in Claude Code's `hooks` (local project settings)", _claude_hooks),
     Kind("command_key", CONFIG, "any other key naming a command to run (`…command`, `…cmd`, `…shell`, "
                                 "`…editor`, …), at any depth", _command_keys, catch_all=True),
 )

@@ -55,8 +55,9 @@ def test_pre_tool_use_hook_that_exits_0_lets_the_call_run(server, run_axon, proj
     ran = run_axon("run", "run it", "--yes", env=TRUSTED)
     assert ran.code == 0, ran.stderr
     seen = json.loads((project / "seen.json").read_text())
-    assert seen["hook_event_name"] == "PreToolUse" and seen["tool_name"] == "bash"
+    assert seen["hook_event_name"] == "PreToolUse" and seen["tool_name"] == "Bash"     # Claude Code's names
     assert seen["tool_input"] == {"command": "echo ran-it"} and seen["cwd"] == str(project)
+    assert seen["tool_use_id"] and seen["permission_mode"] == "default"
     assert "ran-it" in tool_message(server.requests[1])
 
 
@@ -66,8 +67,8 @@ def test_post_tool_use_hook_sees_the_result_and_its_block_reaches_the_model(serv
     ran = run_axon("run", "say hello", "--yes", env=TRUSTED)
     assert ran.code == 0, ran.stderr
     post = json.loads((project / "post.json").read_text())
-    assert post["hook_event_name"] == "PostToolUse" and post["tool_name"] == "bash"
-    assert "hello-post" in post["tool_response"]["output"]
+    assert post["hook_event_name"] == "PostToolUse" and post["tool_name"] == "Bash"
+    assert post["tool_response"]["stdout"].strip() == "hello-post" and post["tool_response"]["interrupted"] is False
     result = tool_message(server.requests[1])
     assert "hello-post" in result and "[PostToolUse hook: lint found 2 problems]" in result
 

@@ -1,0 +1,141 @@
+"""End-to-end: Claude Code's hook contract in the real `axon`: every event name accepted (the ones
+axon has a moment for run there, the others are named once by `axon doctor`), matchers in either
+vocabulary, each kind of output, and project `.claude/settings.json` hooks behind folder trust."""
+
+from __future__ import annotations
+
+import json
+
+from tests.e2e.extend.claude_hooks_helpers import TRUSTED, install, log, script, settings, tool_results
+from tests.fakeserver import text_reply, tool_reply
+
+ACTIVATE_TASK = tool_reply(("tool_search", {"query": "select:task"}))
+EVERY_EVENT = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "Notification",
+               "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "SessionStart",
+               "SessionEnd")
+
+
+def test_every_event_is_accepted_and_each_moment_runs_its_hooks(server, run_axon, project):
+    install(project, "log_event.py")
+    settings(project, {event: [("", script("log_event.py"))] for event in EVERY_EVENT})
+    task = {"description": "look around", "prompt": "say hi"}
+    server.add(ACTIVATE_TASK, tool_reply(("task", task)), text_reply("hi from the sub-agent"),
+               tool_reply(("write_file", {"path": "made.txt", "content": "x"})), text_reply("done"))
+    ran = run_axon("run", "go", env=TRUSTED)          # no --yes: the write asks (Notification), is refused
+    assert ran.code == 0, ran.stderr
+    assert not (project / "made.txt").exists()
+    [note] = log(project, "Notification")
+    assert note["message"] == "axon needs your permission to use Write"
+    [sub_stop] = log(project, "SubagentStop")
+    assert sub_stop["stop_hook_active"] is False and sub_stop["last_assistant_message"] == "hi from the sub-agent"
+    assert log(project, "SubagentStart")[0]["agent_type"]
+    [end] = log(project, "SessionEnd")
+    assert end["reason"] == "other" and end["session_id"] == log(project, "SessionStart")[0]["session_id"]
+    assert log(project, "UserPromptSubmit")[0]["prompt"] == "go"
+    assert not (project / "logs" / "PermissionRequest.json").exists()      # no moment: accepted, never run
+
+
+def test_pre_compact_runs_before_compaction(server, run_axon, project):
+    install(project, "log_event.py")
+    settings(project, {"PreCompact": [("", script("log_event.py"))]})
+    server.add(text_reply("one"), text_reply("summary of it all"))
+    ran = run_axon("chat", input="hello\n/compact keep the names\n/exit\n", env=TRUSTED, timeout=90)
+    assert ran.code == 0, ran.stdout + ran.stderr
+    [pre] = log(project, "PreCompact")
+    assert pre["trigger"] == "manual" and pre["custom_instructions"] == "keep the names"
+
+
+def test_doctor_names_each_event_without_a_moment_once(run_axon, server, project):
+    settings(project, {"PermissionRequest": [("Bash", "true"), ("", "true")], "PostToolUseFailure": [("", "true")],
+                       "PreToolUse": [("Bash", "true")]})
+    ran = run_axon("doctor", env=TRUSTED)
+    assert ran.code == 0, ran.stdout + ran.stderr
+    never = [line for line in ran.stdout.splitlines() if "axon has no moment for it" in line]
+    assert len(never) == 2
+    assert any(line.startswith("hooks: PermissionRequest (2 hook(s))") for line in never)
+    assert any(line.startswith("hooks: PostToolUseFailure (1 hook(s))") for line in never)
+
+
+def test_matchers_in_either_vocabulary(server, run_axon, project):
+    (project / ".axon").mkdir()
+    (project / ".axon" / "config.toml").write_text(
+        '[[hooks.PreToolUse]]\nmatcher = "bash"\ncommand = "echo axon-name >> matched.txt"\n'
+        '[[hooks.PreToolUse]]\nmatcher = "write_file|edit_file"\ncommand = "echo axon-write >> matched.txt"\n')
+    settings(project, {"PreToolUse": [("Bash", "echo claude-name >> matched.txt"),
+                                      ("Edit|Write", "echo claude-write >> matched.txt"),
+                                      ("mcp__.*", "echo mcp >> matched.txt"), ("*", "echo star >> matched.txt")]})
+    server.add(tool_reply(("bash", {"command": "true"})), tool_reply(("write_file", {"path": "w.txt", "content": "w"})),
+               text_reply("done"))
+    ran = run_axon("run", "go", "--yes", env=TRUSTED)
+    assert ran.code == 0, ran.stderr
+    assert (project / "matched.txt").read_text().split() == ["axon-name", "claude-name", "star",
+                                                             "axon-write", "claude-write", "star"]
+
+
+def test_json_outputs_continue_false_stops_the_agent(server, run_axon, project):
+    stop = json.dumps({"continue": False, "stopReason": "quota for today used up"})
+    settings(project, {"PostToolUse": [("Bash", f"echo '{stop}'")]})
+    server.add(tool_reply(("bash", {"command": "touch first"})), tool_reply(("bash", {"command": "touch second"})),
+               text_reply("never reached"))
+    ran = run_axon("run", "go", "--yes", env=TRUSTED)
+    assert ran.code == 0, ran.stderr
+    assert (project / "first").exists() and not (project / "second").exists()
+    assert len(server.requests) == 1 and "quota for today used up" in ran.stdout + ran.stderr
+
+
+def test_json_outputs_prompt_block_ask_and_suppress(server, run_axon, project):
+    block = json.dumps({"decision": "block", "reason": "no deploys on Friday"})
+    settings(project, {"UserPromptSubmit": [("", f"echo '{block}'")]})
+    ran = run_axon("run", "deploy it", env=TRUSTED)
+    assert ran.code == 1 and "no deploys on Friday" in ran.stderr and server.requests == []
+
+    ask = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
+                                             "permissionDecisionReason": "a human checks pushes"},
+                      "suppressOutput": True})
+    settings(project, {"PreToolUse": [("Bash", f"echo '{ask}'")]})
+    (project / ".axon" / "permissions.toml").write_text('allow = ["bash(touch *)"]\n')
+    server.add(tool_reply(("bash", {"command": "touch pushed"})), text_reply("done"))
+    ran = run_axon("run", "push", env=TRUSTED)        # headless without --yes: the question is answered no
+    assert ran.code == 0, ran.stderr
+    assert not (project / "pushed").exists()
+    assert "did not approve" in tool_results(server.requests[1])[-1]
+
+
+def test_hook_allow_does_not_open_a_sensitive_path(server, run_axon, project):
+    allow = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}})
+    settings(project, {"PreToolUse": [("", f"echo '{allow}'")]})
+    (project / ".env").write_text("TOKEN=canary-allow-91\n")
+    server.add(tool_reply(("read_file", {"path": ".env"})), text_reply("done"))
+    ran = run_axon("run", "read it", env=TRUSTED)     # no --yes: what still asks is refused
+    assert ran.code == 0, ran.stderr
+    assert all("canary-allow-91" not in json.dumps(r.messages) for r in server.requests)
+
+
+def test_untrusted_project_claude_settings_hooks_do_not_run(server, run_axon, project):
+    for name in ("settings.json", "settings.local.json"):
+        settings(project, {"SessionStart": [("", f"touch canary-{name}")],
+                           "PreToolUse": [("", f"touch canary-pre-{name}")]}, name)
+    server.add(tool_reply(("list_files", {})), text_reply("done"))
+    ran = run_axon("run", "list")
+    assert ran.code == 0, ran.stderr
+    assert sorted(p.name for p in project.iterdir() if p.name.startswith("canary")) == []
+    ran = run_axon("trust")                          # both files wait for trust, each command named
+    assert "runs: touch canary-pre-settings.json  [.claude/settings.json]" in ran.stdout
+    assert "runs: touch canary-settings.local.json  [.claude/settings.local.json]" in ran.stdout
+    run_axon("trust", "--yes")
+    server.add(tool_reply(("list_files", {})), text_reply("done"))
+    assert run_axon("run", "list").code == 0
+    assert (project / "canary-settings.json").exists() and (project / "canary-pre-settings.local.json").exists()
+
+
+def test_user_claude_settings_hooks_run_without_trust(server, run_axon, project, axon_env):
+    from pathlib import Path
+
+    home = Path(axon_env["HOME"]) / ".claude"
+    home.mkdir(parents=True)
+    (home / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo user-hook > user-ran.txt"}]}]}}))
+    server.add(tool_reply(("bash", {"command": "true"})), text_reply("done"))
+    ran = run_axon("run", "go", "--yes")
+    assert ran.code == 0, ran.stderr
+    assert (project / "user-ran.txt").read_text() == "user-hook\n"
