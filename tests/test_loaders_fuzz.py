@@ -29,6 +29,7 @@ from axon_cli.tools.audit import AuditLog
 from axon_cli.trust.folder import FolderTrust, read_source
 from axon_cli.trust.items import TrustEverything
 from axon_cli.trust.store import TrustStore
+from tests.budget import examples
 
 DEEP = 50_000
 FRAGMENTS = [
@@ -50,7 +51,7 @@ KNOWN = [b"[" * DEEP + b"]" * DEEP, b"x = " + b"[" * DEEP + b"]" * DEEP, b'{"a":
          b'{"mcpServers": ' * 40 + b"{}" + b"}" * 40, b'"' + b"s" * 2_000_000 + b'"']
 HOSTILE = st.one_of(st.sampled_from(KNOWN), st.binary(max_size=600),
                     st.lists(st.sampled_from(FRAGMENTS), max_size=6).map(b"".join))
-FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+FUZZ = settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                        HealthCheck.too_slow,
                                                                        HealthCheck.data_too_large])
 

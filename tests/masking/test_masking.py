@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from axon_cli.masking import REDACTED, Masker, is_credential_env, is_secret_env_name, safe_boundary
 from axon_cli.tools.builtin.shell.capture import StreamCapture
+from tests.budget import examples
 
 m = Masker({})
 
@@ -94,7 +95,7 @@ def test_masking_json_text_keeps_it_valid_json() -> None:
     assert back["env"] == 'DB_PASSWORD="[REDACTED]"\nTOKEN=[REDACTED]'
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.sampled_from(["password", "token", "KEY", "=", ":", " ", "\n", '"', "'", "\\", "abc12345",
                                  "sk-", "@", "https://u", "_", "x", "-----BEGIN PRIVATE KEY-----", "é"]),
                 max_size=40).map("".join))

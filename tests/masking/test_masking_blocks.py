@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from axon_cli.masking import REDACTED, Masker
 from axon_cli.tools.builtin.shell.capture import StreamCapture
+from tests.budget import examples
 
 PRIVATE_LINES = ["AAAAIHB1dHR5LXByaXZhdGUta2V5LW1hdGVyaWFsLTAxMjM0NTY3ODlhYmNkZWZn",
                  "aGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODlBQkNERUZHSElKS0xNTk9QUVJT",
@@ -103,7 +104,7 @@ def _captured(text: str, cuts: list[int], tmp: Path) -> str:
 
 
 @pytest.mark.slow
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from([PPK, KUBECONFIG, WRAPPED, "build ok\n", "x" * 70 + "\n", PEM_CERT]), min_size=1,
                 max_size=5).map("".join),
        st.lists(st.integers(min_value=1, max_value=300), min_size=1, max_size=12))

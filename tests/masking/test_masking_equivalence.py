@@ -13,6 +13,7 @@ from axon_cli.masking import RULES, Masker
 from axon_cli.masking.rules_legacy import LEGACY_RULES
 from axon_cli.tools.builtin.shell.capture import StreamCapture
 from tests import masking_reference as ref
+from tests.budget import examples
 
 ENV = {"MY_SERVICE_TOKEN": "tok-abcdef123456", "DEPLOY_PASS": "swordfish!!"}
 SECRETS = ["sk-proj-abcdefghijklmnopqrstuvwxyz0123", "AKIAIOSFODNN7EXAMPLE", "ghp_" + "a1" * 18,
@@ -46,14 +47,14 @@ def _stream(cls: type, masker: object, data: bytes, cuts: list[int], tmp: Path, 
     return cap.text(), spilled, cap.total
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(TEXT)
 def test_old_rules_mask_exactly_as_before(text: str) -> None:
     assert Masker(ENV, rules=LEGACY_RULES)(text) == ref.Masker(ENV)(text)
     assert Masker(ENV, rules=LEGACY_RULES, fast=False)(text) == ref.Masker(ENV)(text)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(TEXT, CUTS, st.booleans())
 def test_streaming_matches_the_old_capture_across_chunk_boundaries(tmp_path_factory: pytest.TempPathFactory,
                                                                    text: str, cuts: list[int], buffer: bool) -> None:
@@ -65,7 +66,7 @@ def test_streaming_matches_the_old_capture_across_chunk_boundaries(tmp_path_fact
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(TEXT)
 def test_both_prefilters_agree_on_the_full_table(text: str) -> None:
     big = (text + "\n") * (1 + (1 << 15) // (len(text) + 1))      # long enough for the Hyperscan path
@@ -94,7 +95,7 @@ def test_large_ascii_output_takes_the_in_place_path_and_masks(tmp_path: Path) ->
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(TEXT, st.integers(min_value=0, max_value=2000), st.sampled_from(["é", "✓", "\u212a", "İ", "\xff"]))
 def test_large_buffers_with_a_non_ascii_byte_mask_as_the_general_way(tmp_path_factory: pytest.TempPathFactory,
                                                                      text: str, at: int, odd: str) -> None:
@@ -119,7 +120,7 @@ def test_large_buffers_with_a_non_ascii_byte_mask_as_the_general_way(tmp_path_fa
 # Pieces of at least 16 bytes: one-byte pieces over ~200 kB made an example take minutes on a loaded
 # machine (every feed scans what is pending) without testing anything more about the pipe.
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(TEXT, min_size=1, max_size=6), st.lists(st.integers(min_value=16, max_value=60_000), min_size=1,
                                                         max_size=8))
 def test_reading_a_pipe_masks_as_feeding_the_same_pieces(tmp_path_factory: pytest.TempPathFactory,

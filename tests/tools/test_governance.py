@@ -15,6 +15,7 @@ from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.governance import NOTE_MAX, govern, head_tail, truncate_middle
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext, ToolOutput, ToolSpec
+from tests.budget import examples
 
 MARKER = re.compile(r"\n\[… (\d+) chars truncated …\]\n")
 
@@ -38,7 +39,7 @@ def check_cut(original: str, body: str, limit: int) -> None:
     assert len(tail) > len(head)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet="ab\nxyz ", min_size=1, max_size=5000), st.integers(min_value=60, max_value=3000))
 def test_truncate_middle_budget_is_exact(text: str, limit: int) -> None:
     body, cut = truncate_middle(text, limit)

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from axon_cli.permissions.shell.analyze import analyze
+from tests.budget import examples
 
 SAFE = ["ls", "ls -la", "cat a.txt", "git status", "echo hi", "grep -n x f", "pwd", "wc -l f", "true",
         "find . -name x", "head f", "git log --oneline"]
@@ -47,14 +48,14 @@ def dangerous_commands(draw: st.DrawFn) -> str:
     return "".join(p + (ops[i] if i < len(parts) - 1 else "") for i, p in enumerate(parts))
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dangerous_commands())
 def test_a_dangerous_step_is_never_read_only(command: str) -> None:
     a = analyze(command)
     assert not a.read_only, (command, a.simple_commands)
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab rm>|&;()$`'\"\\{}<\n#*=-~./")), max_size=60))
 def test_never_raises_on_shell_like_noise(command: str) -> None:
     a = analyze(command)
@@ -63,14 +64,14 @@ def test_never_raises_on_shell_like_noise(command: str) -> None:
         assert a.read_only is False
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(max_size=200))
 def test_never_raises_on_any_text(command: str) -> None:
     a = analyze(command)
     assert isinstance(a.paths, list) and isinstance(a.destructive_reasons, list)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.sampled_from(SAFE), min_size=1, max_size=4), st.sampled_from(OPS))
 def test_safe_compounds_stay_read_only(parts: list[str], op: str) -> None:
     command = op.join(parts)
@@ -84,7 +85,7 @@ OPAQUE_STEPS = ["$x data/db", "$(echo rm) data/db", "git -C vendor/tool status",
                 "xargs $c", "find . -exec {} +", "rm $(cat l)", "sed -n \"w out\" f", "env LD_PRELOAD=x ls"]
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(OPAQUE_STEPS), st.sampled_from(["subst", "subshell", "group", "sh_c", "if", "for", "plain",
                                                         "procsub", "heredoc"]),
        st.lists(st.sampled_from(SAFE), max_size=3), st.sampled_from(OPS))
@@ -94,7 +95,7 @@ def test_an_opaque_step_stays_opaque(step: str, how: str, safe: list[str], op: s
     assert a.parsed and a.opaque_reasons and not a.read_only, (command, a.units)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab{},.$x-\\ ")), max_size=40))
 def test_brace_heavy_words_are_quick_and_never_raise(command: str) -> None:
     a = analyze("rm " + command)

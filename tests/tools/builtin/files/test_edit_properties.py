@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from tests.tools.builtin.files.test_file_tools import Tools
 
 _LINE = st.text(alphabet=st.sampled_from(list("ab xyz\t=()'\"é€_{}:;") + ["\u201c", "\u201d"]), max_size=24)
@@ -35,7 +36,7 @@ def _count(text: str, needle: str) -> int:
 
 
 @pytest.mark.slow
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                     HealthCheck.filter_too_much])
 @given(edits())
 def test_edit_then_inverse_restores_bytes(case: tuple[bytes, str, str, str]) -> None:
