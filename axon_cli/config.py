@@ -216,7 +216,7 @@ def _add_claude_hooks(merged: dict[str, Any], sources: dict[str, str], files: li
                       trust: FolderTrust) -> None:
     """Claude Code's settings files add their hooks after axon's own: the user's, then the project's
     (only what folder trust lets through)."""
-    from axon_cli.extend.claude_settings import hook_tables, read_claude_settings, user_claude_settings
+    from axon_cli.claude_settings import hook_tables, read_claude_settings, user_claude_settings
     from axon_cli.trust.widening import CLAUDE_LOCAL, CLAUDE_SETTINGS
 
     places = [(user_claude_settings(), None), (project_root / CLAUDE_SETTINGS, CLAUDE_SETTINGS),
