@@ -7,7 +7,8 @@ same text as one already read, and an ``@path`` import of a file already read ad
 (Claude Code's syntax, outside code spans and fenced blocks) are followed up to ``MAX_IMPORT_DEPTH``
 hops: a file inside the project, or a Markdown file in the home directory; never a sensitive path
 (``~/.ssh``, ``.env``, keys, credentials) and never anything else outside. The imported text follows
-the file that imports it, under its own path.
+the file that imports it, under its own path. The same holds for an instruction file that is a
+symlink: one pointing at ``~/.aws/credentials`` or ``/etc/…`` is not read.
 
 Instruction files below the working directory are not read at start: ``NestedInstructions`` hands
 the text of those between the working directory and a file the model reads, once per file per
@@ -101,6 +102,8 @@ class InstructionReader:
         if real in self.seen_files:
             return []
         self.seen_files.add(real)
+        if self._refused(path, Path(real), f"{self.shown(path)} ->"):
+            return []       # an instruction file linked to ~/.ssh/id_rsa or /etc/… is not sent
         try:
             data = path.read_bytes()
         except OSError:
@@ -141,24 +144,29 @@ class InstructionReader:
         return targets
 
     def _resolve(self, word: str, base: Path) -> Path | None:
-        from axon_cli.permissions.paths import sensitive_reason
-
         path = Path(os.path.expanduser(word)) if word.startswith("~") else Path(word)
         path = path if path.is_absolute() else base / path
         lexical = Path(os.path.normpath(path))
         if not lexical.is_file():
             return None       # not a file: ``@someone`` or ``@decorator`` in prose stays prose
-        real = Path(os.path.realpath(lexical))
-        home = Path.home().resolve()
-        if sensitive_reason(str(lexical)) or sensitive_reason(str(real)):
-            self.skipped.append(f"@{word}: a sensitive path, never imported")
-            return None
-        inside = _within(real, self.top) and _within(lexical, self.top)
-        in_home = _within(real, home) and real.suffix.lower() == ".md"
-        if not (inside or in_home):
-            self.skipped.append(f"@{word}: outside the project (only Markdown files in your home are imported)")
+        if self._refused(lexical, Path(os.path.realpath(lexical)), f"@{word}:"):
             return None
         return lexical
+
+    def _refused(self, lexical: Path, real: Path, label: str) -> bool:
+        """Whether an instruction text may not come from ``real``: a sensitive path, or outside both
+        the project and (for a Markdown file) the home directory."""
+        from axon_cli.permissions.paths import sensitive_reason
+
+        if sensitive_reason(str(lexical)) or sensitive_reason(str(real)):
+            self.skipped.append(f"{label} a sensitive path, never read")
+            return True
+        inside = _within(real, self.top) and _within(lexical, self.top)
+        in_home = _within(real, Path.home().resolve()) and real.suffix.lower() == ".md"
+        if not (inside or in_home):
+            self.skipped.append(f"{label} outside the project (only Markdown files in your home are read)")
+            return True
+        return False
 
 
 def import_words(text: str) -> list[str]:
