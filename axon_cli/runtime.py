@@ -28,6 +28,7 @@ from axon_cli.session.callbacks import SessionCallbacks
 from axon_cli.session.compaction import Compactor
 from axon_cli.session.context import build_project_context, build_system_prompt, gather_context
 from axon_cli.session.cost import CostMeter
+from axon_cli.session.instructions import NESTED_INSTRUCTIONS
 from axon_cli.session.transcript import (
     LoadedTranscript,
     Transcript,
@@ -200,12 +201,15 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     if mcp is not None:
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
     gathered = gather_context(project_root, Path.cwd())
+    ctx.extra[NESTED_INSTRUCTIONS] = gathered.nested    # read_file hands over AGENTS.md/CLAUDE.md below cwd
     add_task_tool(extensions, SessionParts(project_root, session_id, settings, registry, policy,
                                            lambda: dispatcher.approver, extensions.hooks, llm, ctx.cancel,
                                            ctx.checkpointer, bus, gathered))
     protocol = configure_protocol(settings, registry, llm, bus)   # tool_protocol + prompt_profile
     callbacks = session_callbacks(loaded, state_dir, session_id, ctx, registry, policy, bus, resumed)
     callbacks.waiting.append(server_asked)   # the context window, before the first request
+    extensions.skill_grants.policy = policy
+    callbacks.turn_end.append(extensions.skill_grants.revoke)   # a skill's allowed-tools last one turn
     hook_context = extensions.start_session("resume" if resumed is not None else "startup")
     for line in extensions.notices:   # broken extension files, failing SessionStart hooks
         bus(Notice(message=line))

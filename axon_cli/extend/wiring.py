@@ -1,7 +1,7 @@
 """Everything extension files add to one session, loaded once when the runtime is built.
 
-``load_extensions`` registers the Python tools and reads commands, agent definitions and the
-user's hooks; ``add_task_tool`` registers ``task`` once the session's parts exist. Problems (a
+``load_extensions`` registers the Python tools and the ``skill`` tool (when there are skills) and
+reads commands, agent definitions and the user's hooks; ``add_task_tool`` registers ``task`` once the session's parts exist. Problems (a
 broken file, a failing SessionStart hook) are kept as ``notices``: the runtime emits them as Notice
 events once the session is built (the bus keeps them until a frontend subscribes). Files waiting for trust are not
 repeated here: ``axon run`` and the chat's trust screen already name every pending item.
@@ -25,6 +25,9 @@ from axon_cli.extend.hook_guard import HookGuard
 from axon_cli.extend.hook_runner import HookRunner
 from axon_cli.extend.hook_seams import UserHooks
 from axon_cli.extend.pytool_loader import load_python_tools
+from axon_cli.extend.skill_grants import SkillGrants
+from axon_cli.extend.skill_tool import skill_spec
+from axon_cli.extend.skills import Skill, load_skills
 from axon_cli.extend.subagent import SessionParts
 from axon_cli.extend.task_tool import task_spec
 from axon_cli.tools.audit import AuditLog
@@ -43,6 +46,8 @@ class Extensions:
     notices: list[str] = field(default_factory=list)
     session_context: str = ""            # what SessionStart hooks added to the system prompt
     changes: SessionChanges = field(default_factory=SessionChanges)   # files changed during this session
+    skills: dict[str, Skill] = field(default_factory=dict)
+    skill_grants: SkillGrants = field(default_factory=SkillGrants)   # allowed-tools of skills loaded this turn
 
     def bind(self, approver: Callable[[], Approver | None], sandbox: str) -> None:
         """Who is asked before a hook runs a file changed during the session, and the sandbox mode it
@@ -74,8 +79,13 @@ def load_extensions(settings: Settings, project_root: Path, session_id: str, reg
         runner = HookRunner({str(k): v for k, v in settings.hooks.items()}, project_root, session_id,
                             AuditLog(project_root / ".axon", session_id), guard, list(settings.sandbox_hide))
         hooks = UserHooks(runner, emit)
-    notices = tools.problems + commands.problems + agents.problems
-    return Extensions(commands, agents.agents, hooks, notices, changes=changes)
+    skills = load_skills(project_root, trust)
+    grants = SkillGrants(emit)
+    if skills.skills and registry.get("skill") is None:
+        registry.register(skill_spec(skills.skills, grants.grant))
+    notices = tools.problems + commands.problems + agents.problems + skills.problems
+    return Extensions(commands, agents.agents, hooks, notices, changes=changes, skills=skills.skills,
+                      skill_grants=grants)
 
 
 def add_task_tool(extensions: Extensions, parts: SessionParts) -> None:

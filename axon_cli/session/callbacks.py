@@ -44,6 +44,7 @@ class SessionCallbacks(AgentCallbacks):
         self._state: dict[str, Any] = {}
         self._broken = False
         self.waiting: list[Callable[[], None]] = []   # settings still arriving (a server's context size)
+        self.turn_end: list[Callable[[], None]] = []  # run when a turn ends (a skill's grants end with it)
         compactor.on_compacted = self._compacted
 
     # -- writing -------------------------------------------------------------------------------
@@ -137,6 +138,11 @@ class SessionCallbacks(AgentCallbacks):
 
     def after_turn(self, agent: Loop, result: RunResult) -> None:
         self.in_turn = False
+        for end in self.turn_end:
+            try:
+                end()
+            except Exception as e:  # noqa: BLE001 - a failing clean-up must not end the session
+                self.emit(Notice(message=f"end of turn: {e}"))
         self.log_usage(agent)
         self.sync_state()
         try:

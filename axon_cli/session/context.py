@@ -21,13 +21,18 @@ from pathlib import Path
 from axon_cli.config import Settings
 from axon_cli.gitsafe import run_git
 from axon_cli.prompts import load_template
+from axon_cli.session.instructions import (
+    INSTRUCTION_NAMES,
+    MAX_INSTRUCTION_BYTES,
+    InstructionReader,
+    NestedInstructions,
+    instruction_files,
+)
 from axon_cli.tools.registry import ToolRegistry
 
 __all__ = ["build_system_prompt", "build_project_context", "PromptContext", "gather_context", "git_summary",
            "instruction_files", "instructions_block", "INSTRUCTION_NAMES", "MAX_INSTRUCTION_BYTES"]
 
-INSTRUCTION_NAMES = ("AGENTS.md", "AXON.md")
-MAX_INSTRUCTION_BYTES = 32 * 1024
 GIT_TIMEOUT = 2.0
 MAX_STATUS_LINES = 8
 
@@ -58,52 +63,16 @@ def _own_state(status_line: str) -> bool:
     return path.startswith(".axon/") or path == ".axon" or "/.axon/" in path
 
 
-def _git_root(start: Path) -> Path | None:
-    for candidate in (start, *start.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
-def instruction_files(project_root: Path, cwd: Path | None = None) -> list[Path]:
-    """AGENTS.md / AXON.md from the git root (else the project root) down to ``cwd``, outermost first."""
-    cwd = (cwd or project_root).resolve()
-    top = _git_root(cwd) or project_root.resolve()
-    try:
-        rel = cwd.relative_to(top)
-    except ValueError:
-        top, rel = cwd, Path(".")
-    folders = [top]
-    for part in rel.parts:
-        folders.append(folders[-1] / part)
-    return [folder / name for folder in folders for name in INSTRUCTION_NAMES if (folder / name).is_file()]
-
-
-def instructions_block(project_root: Path, cwd: Path | None = None, limit: int = MAX_INSTRUCTION_BYTES) -> str:
-    """The instruction files' text, each under its path, capped at ``limit`` bytes in total."""
-    parts: list[str] = []
-    used = 0
-    truncated: list[str] = []
-    for path in instruction_files(project_root, cwd):
-        try:
-            shown = str(path.relative_to(project_root.resolve()))
-        except ValueError:
-            shown = str(path)
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        left = limit - used
-        if left <= 0:
-            truncated.append(shown)
-            continue
-        if len(data) > left:
-            data = data[:left]
-            truncated.append(shown)
-        used += len(data)
-        parts.append(f"### {shown}\n{data.decode('utf-8', 'replace').strip()}")
+def instructions_block(project_root: Path, cwd: Path | None = None, limit: int = MAX_INSTRUCTION_BYTES,
+                       reader: InstructionReader | None = None) -> str:
+    """The instruction files' text, each under its path, each text once, capped at ``limit`` bytes
+    in total (``instructions.py``)."""
+    reader = reader or InstructionReader(project_root, limit)
+    loaded = [item for path in instruction_files(project_root, cwd) for item in reader.read(path)]
+    parts = [f"### {item.shown}\n{item.text}" for item in loaded if item.text]
     if not parts:
         return ""
+    truncated = [item.shown for item in loaded if item.truncated]
     note = ""
     if truncated:
         note = (f"\n\n[instructions truncated at {limit // 1024} KiB in total: {', '.join(truncated)} "
@@ -118,11 +87,14 @@ class PromptContext:
     project_root: Path
     git_line: str
     instructions: str
+    nested: NestedInstructions | None = None    # instruction files below cwd, handed over on first read
 
 
 def gather_context(project_root: Path, cwd: Path | None = None) -> PromptContext:
     cwd = cwd or project_root
-    return PromptContext(project_root, git_summary(cwd), instructions_block(project_root, cwd))
+    reader = InstructionReader(project_root)
+    block = instructions_block(project_root, cwd, reader=reader)
+    return PromptContext(project_root, git_summary(cwd), block, NestedInstructions(project_root, cwd, reader))
 
 
 def build_system_prompt(settings: Settings, registry: ToolRegistry, mode: str | None = None) -> str:

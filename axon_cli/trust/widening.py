@@ -305,11 +305,29 @@ def _command_shows(rel: str, data: bytes) -> str | None:
     return f"command /{Path(rel).stem} ({rel}) lets its calls run without asking: {tools}"
 
 
+def _skill_shows(rel: str, data: bytes) -> str | None:
+    from axon_cli.prompts.frontmatter import FrontMatterError
+    from axon_cli.prompts.skill_frontmatter import read_skill_front
+
+    try:   # the same reader the skill loader uses
+        front, _body = read_skill_front(data.decode("utf-8", "replace"))
+    except FrontMatterError:
+        return None
+    tools = front.get("allowed_tools")
+    if not tools:
+        return None
+    shown = ", ".join(tools) if isinstance(tools, list) else str(tools)
+    return f"skill {Path(rel).parent.name} ({rel}) lets its calls run without asking: {shown}"
+
+
 FILE_KINDS: tuple[FileKind, ...] = (
     FileKind("tool", ".axon/tools", "*.py", "each `.axon/tools/*.py`: Python code that runs inside axon",
              _tool_shows),
     FileKind("command", ".axon/commands", "*.md", "each `.axon/commands/*.md` whose front matter has "
                                                   "`allowed_tools`: tools it lets run", _command_shows),
+    *(FileKind("skill", folder, "*/SKILL.md", f"each `{folder}/*/SKILL.md` whose front matter has "
+                                               "`allowed-tools`: tools it lets run", _skill_shows)
+      for folder in (".axon/skills", ".claude/skills", ".agents/skills")),
 )
 
 
@@ -322,7 +340,7 @@ def extension_items(root: Path) -> list[WideningItem]:
                 data = path.read_bytes()
             except OSError:
                 continue
-            rel = f"{kind.folder}/{path.name}"
+            rel = path.relative_to(root).as_posix()
             shows = kind.shows(rel, data)
             if shows is not None:
                 items.append(file_item(kind.kind, rel, data, shows))

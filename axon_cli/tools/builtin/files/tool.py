@@ -30,6 +30,8 @@ from axon_cli.tools.builtin.files.matching import find_spans, restyle
 from axon_cli.tools.builtin.files.reading import MAX_LINES, missing_file_message, read_numbered
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
 
+NESTED_INSTRUCTIONS = "nested_instructions"   # ctx.extra: the session's tracker of nested AGENTS.md/CLAUDE.md
+
 __all__ = ["TOOLS", "ReadFileInput", "WriteFileInput", "EditFileInput", "plan_edit", "plan_write"]
 
 
@@ -210,6 +212,9 @@ def read_file(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         refused.discard(path)
         text += (f"\n[{ctx.relative(path)} is read now; the earlier change to it was not made: make it "
                  "again, old_string exactly as shown above]")
+    nested = ctx.extra.get(NESTED_INSTRUCTIONS)     # AGENTS.md / CLAUDE.md of folders below cwd, once
+    if nested is not None:
+        text += nested.for_read(path)
     return ToolOutput(text, summary=f"read {ctx.relative(path)} ({span})")
 
 
