@@ -46,12 +46,20 @@ def _spec_facts(tool: str, arg: str | None) -> tuple[str, dict[str, Any], bool, 
 
     spec = ToolRegistry.with_builtins().get(tool)
     category = spec.category if spec is not None else CATEGORIES.get(tool, "other")
-    source = spec.source if spec is not None else ("mcp:" + tool.split("__")[0] if "__" in tool else "builtin")
+    source = spec.source if spec is not None else _mcp_source(tool)
     if category == "shell":
         return category, {"command": arg or ""}, False, False, source
     if category in ("read", "edit"):
         return category, {"path": arg or "."}, category == "read", False, source
     return category, {}, False, False, source
+
+
+def _mcp_source(tool: str) -> str:
+    """``mcp:SERVER`` for a tool written ``mcp__SERVER__TOOL`` (or the old ``SERVER__TOOL``), else builtin."""
+    from axon_cli.mcp.names import MCP_PREFIX
+
+    bare = tool[len(MCP_PREFIX):] if tool.startswith(MCP_PREFIX) else tool
+    return "mcp:" + bare.split("__")[0] if "__" in bare else "builtin"
 
 
 def _containment(loaded: LoadedSettings, root: Path) -> Containment | None:
