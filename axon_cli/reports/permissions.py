@@ -35,9 +35,19 @@ def show_rules(loaded: LoadedSettings, root: Path) -> str:
         width = max((len(r.text) for r in mine), default=0)
         lines += [f"  {r.text:<{width}}  # {r.source}" for r in mine]
     lines.append("precedence: deny > ask > allow > mode")
+    lines += [f"note: {line}" for line in _mcp_notes(loaded, root, rules)]
     lines.append(f"sensitive paths (never allowed by a mode alone): {SENSITIVE_DESCRIPTION}")
     lines += waiting_lines(loaded.trust.assess(), lambda item: item.source == PERMISSIONS or item.kind == "mode")
     return "\n".join(lines)
+
+
+def _mcp_notes(loaded: LoadedSettings, root: Path, rules: list[Any]) -> list[str]:
+    """Rules naming an MCP server that is not configured, or written the old way (servers not started)."""
+    from axon_cli.mcp.servers import load_servers
+    from axon_cli.reports.mcp_rules import mcp_rule_notes
+
+    entries, _problems = load_servers(loaded, root)
+    return mcp_rule_notes(rules, {e.name: None for e in entries})
 
 
 def _spec_facts(tool: str, arg: str | None) -> tuple[str, dict[str, Any], bool, bool, str]:
