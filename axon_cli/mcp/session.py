@@ -12,8 +12,8 @@ user, an approver that cannot ask declines.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from axon_cli.config import LoadedSettings
