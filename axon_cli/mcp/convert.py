@@ -72,8 +72,9 @@ def content_text(block: Any, images: list[ImagePart] | None = None) -> str:
 
 def _picture(images: list[ImagePart], mime: str, data: str, uri: str) -> str:
     label = f"image {len(images) + 1}"
-    images.append(ImagePart(mime, data, uri or label))
-    return f"[{label}: {mime}, {len(data) * 3 // 4} bytes{' from ' + uri if uri else ''}]"
+    part = ImagePart(mime, data, uri or label)
+    images.append(part)
+    return f"[{label}: {mime}, {part.size} bytes{' from ' + uri if uri else ''}]"
 
 
 def result_output(result: Any) -> ToolOutput:

@@ -57,7 +57,8 @@ class ImagePart:
 
     @property
     def size(self) -> int:
-        return len(self.data) * 3 // 4
+        """The picture's bytes (its base64 length less the padding)."""
+        return len(self.data) * 3 // 4 - (len(self.data) - len(self.data.rstrip("=")))
 
 
 @dataclass
