@@ -19,7 +19,7 @@ from axon_cli.mcp.session import McpSession
 from axon_cli.runtime import EventBus
 from axon_cli.tools.registry import ToolRegistry
 from tests.e2e.mcp.test_mcp_client_e2e import activate, events
-from tests.e2e.mcp.test_mcp_e2e import DEMO, TRUSTED, http_server, tool_messages  # noqa: F401 (a fixture)
+from tests.e2e.mcp.test_mcp_e2e import DEMO, TRUSTED, tool_messages
 from tests.fakeserver import text_reply, tool_reply
 
 

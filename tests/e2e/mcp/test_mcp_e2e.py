@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.fakeserver import text_reply, tool_reply
 
@@ -79,33 +73,6 @@ def test_mcp_list_command(run_axon, project):
     assert re.search(r"^    mcp__test__echo +Echo the text back unchanged\. \(read-only\)$", out, re.M)
     assert "status: failed: command not found: no-such-command-axon-e2e" in out
     assert "Traceback" not in r.stderr + out
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def http_server() -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, DEMO, "http", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    try:
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the HTTP MCP server did not start") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(30)
 
 
 def test_mcp_list_over_streamable_http_from_config(run_axon, project, http_server):
