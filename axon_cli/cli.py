@@ -231,8 +231,16 @@ def sessions() -> None:
     _guard(body)
 
 
-mcp_app = typer.Typer(pretty_exceptions_enable=False, help="MCP servers from config.toml and .mcp.json.")
+mcp_app = typer.Typer(pretty_exceptions_enable=False, invoke_without_command=True,
+                      help="MCP servers from config.toml and .mcp.json (alone: `axon mcp list`).")
 app.add_typer(mcp_app, name="mcp")
+
+
+@mcp_app.callback()
+def mcp_default(ctx: typer.Context) -> None:
+    """List the configured MCP servers and the tools each offers (as `axon mcp list`)."""
+    if ctx.invoked_subcommand is None:
+        mcp_list()
 
 
 @mcp_app.command("list")

@@ -9,7 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from axon_cli.errors import ConfigError
 from axon_cli.loaders import one_line
@@ -34,15 +42,43 @@ class Price(BaseModel):
 
 
 class McpServerConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """One ``[mcp_servers.NAME]`` table (or ``.mcp.json`` entry). Codex's key names are accepted as
+    they are (``tool_timeout_sec``, ``startup_timeout_sec``/``_ms``, ``http_headers``, …); a key axon
+    does not know is kept in ``model_extra`` and reported as a warning by ``mcp.servers``."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
     command: str | None = None
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
+    env_vars: list[str] = Field(default_factory=list, description="names of axon's env vars passed to the server")
     cwd: str | None = None
     url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers for a url server")
-    timeout: float = Field(60.0, gt=0, description="seconds for one tool call")
-    startup_timeout: float = Field(10.0, gt=0, description="seconds to connect and list tools")
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers for a url server",
+                                    validation_alias=AliasChoices("headers", "http_headers"))
+    env_http_headers: dict[str, str] = Field(default_factory=dict, description="header -> env var holding its value")
+    bearer_token_env_var: str | None = Field(None, description="env var holding a bearer token (url servers)")
+    timeout: float = Field(60.0, gt=0, description="seconds for one tool call",
+                           validation_alias=AliasChoices("timeout", "tool_timeout_sec"))
+    startup_timeout: float = Field(10.0, gt=0, description="seconds to connect and list tools",
+                                   validation_alias=AliasChoices("startup_timeout", "startup_timeout_sec"))
+    enabled: bool = Field(True, description="false: configured but not started")
+    enabled_tools: list[str] | None = Field(None, description="only these tools (names as the server lists them)")
+    disabled_tools: list[str] = Field(default_factory=list, description="never these tools (after enabled_tools)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _milliseconds(cls, data: Any) -> Any:
+        """Codex's older ``startup_timeout_ms`` in seconds (``startup_timeout_sec`` wins)."""
+        if isinstance(data, dict) and "startup_timeout_ms" in data:
+            data = dict(data)
+            ms = data.pop("startup_timeout_ms")
+            if "startup_timeout" not in data and "startup_timeout_sec" not in data:
+                data["startup_timeout"] = ms / 1000 if isinstance(ms, (int, float)) else ms
+        return data
+
+    def offers(self, tool: str) -> bool:
+        """Whether ``enabled_tools``/``disabled_tools`` let ``tool`` (as the server names it) through."""
+        return (self.enabled_tools is None or tool in self.enabled_tools) and tool not in self.disabled_tools
 
 
 class HookConfig(BaseModel):
@@ -103,6 +139,8 @@ class Settings(BaseModel):
     max_result_chars: int = Field(50_000, ge=1000, description="default cap of a tool result sent to the model")
     prices: dict[str, Price] = Field(default_factory=dict, description="per model, USD per million tokens")
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    images: Literal["auto", "on", "off"] = Field(
+        "auto", description="send pictures tools return (MCP) to the model as images; auto = by the model's name")
     hooks: dict[HookEvent, list[HookConfig]] = Field(default_factory=dict,
                                                      description="user and project hooks add up")
     tool_formats: dict[str, Literal["qwen", "llama", "mistral", "deepseek", "default"]] = Field(

@@ -16,7 +16,8 @@ __all__ = [
     "Event", "SessionStarted", "TurnStarted", "AssistantDelta", "AssistantMessage", "ToolCallBegin",
     "ToolCallEnd", "ApprovalRequested", "PermissionDecision", "Usage", "Compacted", "Retrying",
     "Notice", "TodoUpdated", "SubagentUpdate", "TurnComplete", "Error", "EventSink", "ApprovalRequest",
-    "ApprovalAnswer", "Approver", "AutoApprover", "DenyApprover", "null_sink",
+    "ApprovalAnswer", "Approver", "AutoApprover", "DenyApprover", "null_sink", "InputField", "InputRequest",
+    "InputAnswer", "ask_user_input",
 ]
 
 
@@ -215,3 +216,40 @@ class DenyApprover:
         if request.suggested_rule:
             how += f', or add the allow rule "{request.suggested_rule}" to .axon/permissions.toml'
         return ApprovalAnswer(approved=False, message=f"axon run is non-interactive ({how})")
+
+
+class InputField(BaseModel):
+    """One value a server asks the user for (a property of an elicitation's schema)."""
+
+    name: str
+    title: str = ""
+    description: str = ""
+    kind: Literal["string", "number", "integer", "boolean"] = "string"
+    required: bool = False
+    choices: list[str] = Field(default_factory=list)
+
+
+class InputRequest(BaseModel):
+    """A question from outside the conversation (an MCP server's elicitation): a message, and the
+    fields to fill in or a URL the user is asked to open."""
+
+    source: str                       # who asks: "MCP server 'notes'"
+    message: str
+    fields: list[InputField] = Field(default_factory=list)
+    url: str = ""
+
+
+class InputAnswer(BaseModel):
+    action: Literal["accept", "decline", "cancel"]
+    values: dict[str, str] = Field(default_factory=dict)   # as typed; the asker converts them
+    message: str = ""
+
+
+def ask_user_input(approver: object, request: InputRequest) -> InputAnswer:
+    """Ask through the approver when it can ask for input (the REPL's ``ask_input``); an approver
+    that cannot (``axon run``, ACP) declines, saying why."""
+    ask = getattr(approver, "ask_input", None)
+    if not callable(ask):
+        return InputAnswer(action="decline", message="axon is running non-interactively: no one to ask")
+    answer = ask(request)
+    return answer if isinstance(answer, InputAnswer) else InputAnswer(action="cancel")

@@ -199,6 +199,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     extensions.bind(lambda: dispatcher.approver, sandbox.mode)   # hooks running a file changed in session
     llm = model_client(settings, bus)
     if mcp is not None:
+        mcp.bind_approver(lambda: dispatcher.approver)   # elicitations are asked like approvals
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
     gathered = gather_context(project_root, Path.cwd())
     ctx.extra[NESTED_INSTRUCTIONS] = gathered.nested    # read_file hands over AGENTS.md/CLAUDE.md below cwd

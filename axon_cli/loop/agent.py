@@ -31,6 +31,7 @@ from axon_cli.events import (
 )
 from axon_cli.loop.callbacks import AgentCallbacks, TurnHooks
 from axon_cli.loop.guide import TurnGuide, choose_guide
+from axon_cli.loop.images import accepts_images, attach_images
 from axon_cli.loop.results import RunResult
 from axon_cli.model import debuglog
 from axon_cli.model.llm import AssistantTurn, LLMClient
@@ -173,8 +174,12 @@ class Agent:
                 continued.clear()
                 results = self._execute(turn)
                 self.guide.after_calls(turn.tool_calls, results)
+                results, pictures = attach_images(results, accepts_images(self.ctx.settings.images,
+                                                                          self.ctx.settings.model))
                 for message in self.protocol.result_messages(turn, results):
                     self.append(message)
+                if pictures is not None:
+                    self.append(pictures)
                 if self.ctx.cancel.is_set():
                     return RunResult("interrupted by user", "interrupted", turns)
                 if self.turn_hooks is not None and (halt := self.turn_hooks.halted()):

@@ -1,9 +1,11 @@
 """Connections to MCP servers: one asyncio event loop in a daemon thread holds every client session.
 
-Each server runs in its own task: connect (stdio subprocess, streamable HTTP or SSE), list its
-tools, then wait until ``close()``. A server that does not connect within its ``startup_timeout``
-is cancelled and marked failed with a one-line reason. The rest of axon is synchronous: ``call()``
-submits a tool call to the loop and waits, honouring a timeout and a cancel event.
+Each server runs in its own task: connect (``connect.py``), list its tools, then wait until
+``close()``. A server that does not connect within its ``startup_timeout`` is cancelled and marked
+failed with a one-line reason; one with ``enabled = false`` is never started. The rest of axon is
+synchronous: ``call()`` submits a tool call to the loop and waits, honouring a timeout and a cancel
+event. A server that was connected and has stopped (its process died) is started again on its next
+call, at most ``MAX_RESTARTS`` times a session; after that each call says it stopped for good.
 """
 
 from __future__ import annotations
@@ -11,60 +13,33 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-import os
-import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
-from typing import IO, Any, Literal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-from axon_cli.mcp.convert import RemoteTool, remote_tool, result_output
+from axon_cli.mcp.asks import Asker
+from axon_cli.mcp.connect import connect
+from axon_cli.mcp.convert import result_output
 from axon_cli.mcp.servers import ServerEntry, missing_command
+from axon_cli.mcp.state import ServerState, Status, connection_lost, leaf, list_tools
 from axon_cli.tools.spec import Cancelled, ToolError, ToolOutput
 
-__all__ = ["McpManager", "ServerState", "Status"]
+__all__ = ["McpManager", "ServerState", "Status", "MAX_RESTARTS"]
 
 log = logging.getLogger("axon.mcp")
-Status = Literal["connecting", "connected", "failed", "closed"]
-MAX_TOOL_PAGES = 50
 CLOSE_TIMEOUT = 6.0
-
-
-@dataclass
-class ServerState:
-    entry: ServerEntry
-    status: Status = "connecting"
-    error: str = ""
-    tools: list[RemoteTool] = field(default_factory=list)
-    ready: threading.Event = field(default_factory=threading.Event)
-    client: Any = None                 # the SDK's Client, only touched on the loop thread
-    stop: asyncio.Event | None = None
-    scope: Any = None                  # the anyio CancelScope around the connection
-    errlog: IO[str] | None = None      # the server's stderr (stdio servers)
-
-    @property
-    def name(self) -> str:
-        return self.entry.name
-
-    def stderr_tail(self) -> str:
-        """The last non-empty line the server wrote to stderr (read without moving its offset)."""
-        if self.errlog is None:
-            return ""
-        try:
-            fd = self.errlog.fileno()
-            size = os.fstat(fd).st_size
-            tail = os.pread(fd, 2048, max(0, size - 2048)).decode("utf-8", "replace")
-        except (OSError, ValueError, AttributeError):   # AttributeError: no os.pread (Windows)
-            return ""
-        lines = [ln.strip() for ln in tail.splitlines() if ln.strip()]
-        return lines[-1][:200] if lines else ""
+MAX_RESTARTS = 2
 
 
 class McpManager:
-    def __init__(self, entries: list[ServerEntry]) -> None:
+    def __init__(self, entries: list[ServerEntry], roots: list[Path] | None = None,
+                 asker: Asker | None = None) -> None:
         self.servers: dict[str, ServerState] = {e.name: ServerState(e) for e in entries}
+        self.roots = list(roots or [])          # answered to roots/list as file:// URIs
+        self.asker = asker                      # asks the user an elicitation; None declines
+        self.notify: Callable[[str], None] = lambda _line: None   # a line for the user (a restart)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runs: list[concurrent.futures.Future[None]] = []
@@ -74,10 +49,13 @@ class McpManager:
     def start(self) -> McpManager:
         """Start connecting every server in the background; returns at once."""
         for st in self.servers.values():
-            missing = missing_command(st.entry)
-            if missing:
+            missing = missing_command(st.entry) if st.entry.config.enabled else None
+            if not st.entry.config.enabled:
+                st.status = "disabled"
+                st.ready.set()
+            elif missing:
                 self._fail(st, missing)
-        if all(st.status == "failed" for st in self.servers.values()):
+        if all(st.status in ("failed", "disabled") for st in self.servers.values()):
             return self            # nothing to connect: the SDK is not even imported
         try:
             import mcp  # noqa: F401
@@ -93,8 +71,13 @@ class McpManager:
         self._thread.start()
         for st in self.servers.values():
             if st.status == "connecting":
-                self._runs.append(asyncio.run_coroutine_threadsafe(self._serve(st), loop))
+                self._launch(st)
         return self
+
+    def _launch(self, st: ServerState) -> None:
+        assert self._loop is not None
+        st.run = asyncio.run_coroutine_threadsafe(self._serve(st), self._loop)
+        self._runs.append(st.run)
 
     def _run_loop(self) -> None:
         assert self._loop is not None
@@ -104,7 +87,8 @@ class McpManager:
     def wait_ready(self, timeout: float | None = None) -> None:
         """Block until every server is connected or failed (each is bounded by its startup_timeout)."""
         limit = timeout if timeout is not None else max(
-            (st.entry.config.startup_timeout for st in self.servers.values()), default=0) + 2.0
+            (st.entry.config.startup_timeout for st in self.servers.values() if st.status != "disabled"),
+            default=0) + 2.0
         deadline = time.monotonic() + limit
         for st in self.servers.values():
             if not st.ready.wait(max(0.0, deadline - time.monotonic())):
@@ -155,9 +139,9 @@ class McpManager:
             st.scope = scope
             timer = asyncio.get_running_loop().call_later(limit, self._startup_expired, st, limit)
             try:
-                async with self._connect(st) as client:
-                    st.tools = await _list_tools(client)
-                    st.client, st.status = client, "connected"
+                async with connect(st, self.roots, self.asker) as client:
+                    st.tools = await list_tools(client, st.entry)
+                    st.client, st.status, st.connected_once = client, "connected", True
                     timer.cancel()
                     st.ready.set()
                     await st.stop.wait()
@@ -178,40 +162,14 @@ class McpManager:
             if st.scope is not None:
                 st.scope.cancel()
 
-    @asynccontextmanager
-    async def _connect(self, st: ServerState) -> AsyncIterator[Any]:
-        from mcp import Client
-
-        cfg = st.entry.config
-        async with AsyncExitStack() as stack:
-            if st.entry.transport == "stdio":
-                from mcp.client.stdio import StdioServerParameters, stdio_client
-
-                st.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (closed in close())
-                params = StdioServerParameters(command=cfg.command or "", args=cfg.args, env=cfg.env or None,
-                                               cwd=cfg.cwd)
-                transport: Any = stdio_client(params, errlog=st.errlog)
-            elif st.entry.transport == "sse":
-                from mcp.client.sse import sse_client
-
-                transport = sse_client(cfg.url or "", headers=cfg.headers or None)
-            else:
-                import httpx2
-                from mcp.client.streamable_http import streamable_http_client
-
-                http = await stack.enter_async_context(httpx2.AsyncClient(
-                    headers=cfg.headers, timeout=httpx2.Timeout(30.0, read=300.0)))
-                transport = streamable_http_client(cfg.url or "", http_client=http)
-            yield await stack.enter_async_context(Client(transport))
-
     def _reason(self, st: ServerState, exc: BaseException) -> str:
         if st.status == "failed":       # already explained (timeout)
             return st.error
-        leaf = _leaf(exc)
-        if isinstance(leaf, FileNotFoundError) and st.entry.config.command:
+        found = leaf(exc)
+        if isinstance(found, FileNotFoundError) and st.entry.config.command:
             text = f"command not found: {st.entry.config.command}"
         else:
-            text = str(leaf).strip().splitlines()[0] if str(leaf).strip() else type(leaf).__name__
+            text = str(found).strip().splitlines()[0] if str(found).strip() else type(found).__name__
         tail = st.stderr_tail()
         return f"{text} (stderr: {tail})" if tail else text
 
@@ -219,6 +177,8 @@ class McpManager:
     def call(self, server: str, tool: str, arguments: dict[str, Any], *, timeout: float,
              cancel: threading.Event) -> ToolOutput:
         st = self.servers.get(server)
+        if st is not None and self._loop is not None and st.gone():
+            self._restart(st)
         if st is None or st.status != "connected" or self._loop is None:
             why = f" ({st.error})" if st is not None and st.error else ""
             raise ToolError(f"MCP server '{server}' is not connected{why}")
@@ -237,10 +197,47 @@ class McpManager:
             except concurrent.futures.CancelledError:
                 raise Cancelled() from None
             except Exception as e:
+                if connection_lost(e):
+                    st.died = True
                 raise ToolError(self._call_error(st, e)) from None
         if result is None:
             raise Cancelled()
         return result_output(result)
+
+    def _restart(self, st: ServerState) -> None:
+        """Start a server that stopped again (once per call that finds it stopped, ``MAX_RESTARTS``
+        times a session); a ToolError says why it is not running."""
+        assert self._loop is not None
+        with st.lock:
+            if not st.gone() or self._closing:
+                return
+            tail = st.stderr_tail()
+            why = f" (stderr: {tail})" if tail else ""
+            if st.restarts >= MAX_RESTARTS:
+                st.status, st.error = "failed", (f"it stopped {st.restarts + 1} times; not started again "
+                                                 f"this session{why}")
+                raise ToolError(f"MCP server '{st.name}' {st.error}")
+            st.restarts += 1
+            self._loop.call_soon_threadsafe(self._stop_one, st)
+            try:
+                st.run.result(CLOSE_TIMEOUT)
+            except Exception:   # timed out or failed: the old connection is abandoned either way
+                log.debug("old MCP connection did not end cleanly", exc_info=True)
+            st.status, st.error, st.died, st.client = "connecting", "", False, None
+            st.ready.clear()
+            self._launch(st)
+            st.ready.wait(st.entry.config.startup_timeout + 2.0)
+            if st.status != "connected":
+                self._fail(st, st.error or "did not start again")
+                raise ToolError(f"MCP server '{st.name}' stopped{why} and did not start again: {st.error}")
+            self.notify(f"MCP server '{st.name}' had stopped{why}; started it again "
+                        f"(restart {st.restarts} of at most {MAX_RESTARTS})")
+
+    def _stop_one(self, st: ServerState) -> None:  # on the loop thread
+        if st.stop is not None:
+            st.stop.set()
+        if st.scope is not None:
+            st.scope.cancel()
 
     async def _call(self, st: ServerState, tool: str, arguments: dict[str, Any], timeout: float,
                     box: dict[str, Any]) -> Any:
@@ -266,37 +263,18 @@ class McpManager:
             future.cancel()
 
     def _call_error(self, st: ServerState, exc: BaseException) -> str:
-        leaf = _leaf(exc)
-        text = str(leaf).strip() or type(leaf).__name__
-        if type(leaf).__name__ in ("ClosedResourceError", "BrokenResourceError", "EndOfStream"):
+        found = leaf(exc)
+        text = str(found).strip() or type(found).__name__
+        if type(found).__name__ in ("ClosedResourceError", "BrokenResourceError", "EndOfStream"):
             text = "the connection to the server is closed"
         if "closed" in text.lower():
             tail = st.stderr_tail()
             if tail:
                 text += f" (stderr: {tail})"
+        if st.died and st.restarts < MAX_RESTARTS:
+            text += "; it is started again on the next call"
         return f"MCP server '{st.name}': {text}"
 
 
 class _CallTimedOut(Exception):
     """A tool call ran out of time (distinct from ``concurrent.futures.TimeoutError``)."""
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first real exception inside (nested) exception groups."""
-    while True:
-        inner = getattr(exc, "exceptions", None)
-        if not inner:
-            return exc
-        exc = inner[0]
-
-
-async def _list_tools(client: Any) -> list[RemoteTool]:
-    tools: list[RemoteTool] = []
-    cursor: str | None = None
-    for _ in range(MAX_TOOL_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(remote_tool(t) for t in page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return tools

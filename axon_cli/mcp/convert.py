@@ -1,4 +1,5 @@
-"""MCP wire objects → axon's: a listed tool → ``RemoteTool``, a tool result → ``ToolOutput``.
+"""MCP wire objects → axon's: a listed tool → ``RemoteTool``, a tool result → ``ToolOutput`` (its
+pictures as ``ImagePart``s, which the loop sends to a model that takes images).
 
 Only attribute access on the SDK's objects, so this module imports nothing from the SDK.
 """
@@ -9,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from axon_cli.tools.spec import ToolOutput
+from axon_cli.tools.spec import ImagePart, ToolOutput
 
 __all__ = ["RemoteTool", "remote_tool", "result_output", "content_text"]
 
@@ -39,11 +40,16 @@ def remote_tool(tool: Any) -> RemoteTool:
                       read_only=read_only, destructive=destructive, title=str(title))
 
 
-def content_text(block: Any) -> str:
-    """One content block as text; binary content becomes a one-line summary."""
+def content_text(block: Any, images: list[ImagePart] | None = None) -> str:
+    """One content block as text. A picture (an image block, or an embedded resource of an image
+    type) is added to ``images`` when a list is given and named in the text; other binary content
+    becomes a one-line summary."""
     kind = getattr(block, "type", "")
     if kind == "text":
         return str(getattr(block, "text", ""))
+    if kind == "image" and images is not None:
+        return _picture(images, str(getattr(block, "mime_type", "") or "image/png"),
+                        str(getattr(block, "data", "") or ""), "")
     if kind in ("image", "audio"):
         data = str(getattr(block, "data", "") or "")
         return f"[{kind} {getattr(block, 'mime_type', '') or ''}, {len(data) * 3 // 4} bytes, not shown]"
@@ -53,17 +59,28 @@ def content_text(block: Any) -> str:
         if isinstance(text, str):
             return text
         blob = str(getattr(res, "blob", "") or "")
-        return (f"[resource {getattr(res, 'uri', '')} ({getattr(res, 'mime_type', None) or 'binary'}), "
-                f"{len(blob) * 3 // 4} bytes, not shown]")
+        mime = getattr(res, "mime_type", None) or "binary"
+        uri = str(getattr(res, "uri", ""))
+        if images is not None and mime.startswith("image/"):
+            return _picture(images, mime, blob, uri)
+        return f"[resource {uri} ({mime}), {len(blob) * 3 // 4} bytes, not shown]"
     if kind == "resource_link":
         name = getattr(block, "name", "") or ""
         return f"[resource link: {getattr(block, 'uri', '')}{' ' + name if name else ''}]"
     return f"[{kind or 'unknown'} content, not shown]"
 
 
+def _picture(images: list[ImagePart], mime: str, data: str, uri: str) -> str:
+    label = f"image {len(images) + 1}"
+    part = ImagePart(mime, data, uri or label)
+    images.append(part)
+    return f"[{label}: {mime}, {part.size} bytes{' from ' + uri if uri else ''}]"
+
+
 def result_output(result: Any) -> ToolOutput:
     """A ``CallToolResult`` as axon's ToolOutput; ``isError`` makes an error the model reads."""
-    parts = [content_text(b) for b in getattr(result, "content", None) or []]
+    images: list[ImagePart] = []
+    parts = [content_text(b, images) for b in getattr(result, "content", None) or []]
     text = "\n".join(p for p in parts if p)
     structured = getattr(result, "structured_content", None)
     if not text and structured is not None:
@@ -73,4 +90,4 @@ def result_output(result: Any) -> ToolOutput:
         text = text if text.startswith("Error:") else f"Error: {text or 'the tool failed'}"
         return ToolOutput(text, is_error=True, summary=text.splitlines()[0][:100])
     lines = text.count("\n") + 1 if text else 0
-    return ToolOutput(text or "(no output)", summary=f"{lines} line{'s' if lines != 1 else ''}")
+    return ToolOutput(text or "(no output)", summary=f"{lines} line{'s' if lines != 1 else ''}", images=images)

@@ -3,8 +3,12 @@
 Both sources are merged; config.toml wins on the same name. A project server counts only once the
 folder's trust allows it (``loaded.trust``; a pending one is not even validated, let alone started).
 ``${VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``env``, ``cwd``, ``url`` and ``headers``
-are expanded from axon's environment.
-A broken entry is reported as one line and skipped; it never stops axon.
+are expanded from axon's environment; Codex's ``env_vars`` (names passed through),
+``bearer_token_env_var`` and ``env_http_headers`` are read from it too.
+``.mcp.json`` takes Claude Code's forms (``type`` stdio | http | sse, ``url``, ``headers``).
+A broken entry is reported as one line and skipped, a key axon does not use is one warning line;
+neither stops axon. ``enabled = false`` (``"disabled": true`` in ``.mcp.json``) keeps an entry
+that is listed but never started.
 """
 
 from __future__ import annotations
@@ -27,8 +31,9 @@ from axon_cli.trust.widening import MCP_JSON
 __all__ = ["ServerEntry", "load_servers", "read_mcp_json", "expand_vars", "describe_target", "missing_command"]
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-# .mcp.json keys other tools write that axon does not need (``type`` is inferred from command/url).
+# .mcp.json keys other tools write that axon does not need (``type`` and ``disabled`` are read apart).
 _IGNORED_KEYS = {"type", "description", "disabled", "autoApprove", "alwaysAllow", "transportType"}
+_TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamable_http": "http", "sse": "sse"}
 
 
 @dataclass
@@ -50,25 +55,57 @@ def expand_vars(text: str, env: Mapping[str, str]) -> str:
 def _expanded(cfg: McpServerConfig, env: Mapping[str, str]) -> McpServerConfig:
     def x(value: str | None) -> str | None:
         return None if value is None else expand_vars(value, env)
+    passed = {name: env[name] for name in cfg.env_vars if name in env}
+    headers = {k: expand_vars(v, env) for k, v in cfg.headers.items()}
+    headers.update((k, env[var]) for k, var in cfg.env_http_headers.items() if env.get(var))
+    if cfg.bearer_token_env_var and env.get(cfg.bearer_token_env_var):
+        headers["Authorization"] = f"Bearer {env[cfg.bearer_token_env_var]}"
     return cfg.model_copy(update={
         "command": x(cfg.command), "args": [expand_vars(a, env) for a in cfg.args],
-        "env": {k: expand_vars(v, env) for k, v in cfg.env.items()}, "cwd": x(cfg.cwd), "url": x(cfg.url),
-        "headers": {k: expand_vars(v, env) for k, v in cfg.headers.items()},
+        "env": {**passed, **{k: expand_vars(v, env) for k, v in cfg.env.items()}}, "cwd": x(cfg.cwd),
+        "url": x(cfg.url), "headers": headers,
     })
+
+
+def _env_problems(name: str, cfg: McpServerConfig, where: str, env: Mapping[str, str]) -> list[str]:
+    """A line for each variable a url server's headers should come from that is not set."""
+    wanted = [*cfg.env_http_headers.values(), *([cfg.bearer_token_env_var] if cfg.bearer_token_env_var else [])]
+    return [f"{where}: MCP server '{one_line(name, 80)}': environment variable {one_line(var, 80)} is not set "
+            "(its header is not sent)" for var in wanted if not env.get(var)]
 
 
 def _transport(cfg: McpServerConfig, declared: str | None) -> str:
     if cfg.command:
         return "stdio"
-    if declared == "sse" or (cfg.url or "").rstrip("/").endswith("/sse"):
-        return "sse"
-    return "http"
+    if declared in ("http", "sse"):
+        return declared
+    return "sse" if (cfg.url or "").rstrip("/").endswith("/sse") else "http"
 
 
-def _check(name: str, cfg: McpServerConfig, where: str) -> str | None:
+def _check(name: str, cfg: McpServerConfig, where: str, declared: str | None = None) -> str | None:
     if bool(cfg.command) == bool(cfg.url):
         return f"{where}: MCP server '{one_line(name, 80)}' needs exactly one of 'command' or 'url'"
+    if declared == "stdio" and cfg.url or declared in ("http", "sse") and cfg.command:
+        return f"{where}: MCP server '{one_line(name, 80)}': type \"{declared}\" does not fit its " \
+               f"{'url' if cfg.url else 'command'}"
     return None
+
+
+def _unused_keys(name: str, cfg: McpServerConfig, where: str) -> list[str]:
+    """One warning line for each key of the entry that axon does not use."""
+    return [f"{where}: MCP server '{one_line(name, 80)}': key '{one_line(key, 80)}' is not used by axon (ignored)"
+            for key in (cfg.model_extra or {})]
+
+
+def _declared_type(raw: dict[str, Any], where: str, name: str) -> tuple[str | None, str | None]:
+    """The transport a ``.mcp.json`` entry's ``type`` names, and a problem line when it names none."""
+    value = raw.get("type")
+    if value is None:
+        return None, None
+    if isinstance(value, str) and value.lower() in _TYPES:
+        return _TYPES[value.lower()], None
+    return None, (f"{where}: MCP server '{one_line(name, 80)}': type {one_line(repr(value), 40)} is not "
+                  "one of stdio, http, sse")
 
 
 def read_mcp_json(path: Path, in_force: Callable[[dict[str, Any]], dict[str, Any]]
@@ -93,8 +130,10 @@ def read_mcp_json(path: Path, in_force: Callable[[dict[str, Any]], dict[str, Any
         if not isinstance(raw, dict):
             problems.append(f"{path}: MCP server '{shown}' must be an object")
             continue
-        declared = raw.get("type") if isinstance(raw.get("type"), str) else None
+        declared, problem = _declared_type(raw, str(path), name)
         fields = {k: v for k, v in raw.items() if k not in _IGNORED_KEYS}
+        if raw.get("disabled") is True:
+            fields["enabled"] = False
         try:
             cfg = McpServerConfig.model_validate(fields)
         except ValidationError as e:
@@ -102,10 +141,11 @@ def read_mcp_json(path: Path, in_force: Callable[[dict[str, Any]], dict[str, Any
             key = ".".join(str(p) for p in err["loc"])
             problems.append(f"{path}: MCP server '{shown}': key '{one_line(key, 80)}': {one_line(err['msg'].lower())}")
             continue
-        problem = _check(name, cfg, str(path))
+        problem = problem or _check(name, cfg, str(path), declared)
         if problem:
             problems.append(problem)
             continue
+        problems += _unused_keys(name, cfg, str(path))
         entries.append(ServerEntry(name, cfg, str(path), _transport(cfg, declared)))
     return entries, problems
 
@@ -127,8 +167,11 @@ def load_servers(loaded: LoadedSettings, project_root: Path,
             problems.append(problem)
             entries.pop(name, None)
             continue
+        problems += _unused_keys(name, cfg, source)
         entries[name] = ServerEntry(name, cfg, source, _transport(cfg, None))
     for entry in entries.values():
+        if entry.config.enabled and entry.transport != "stdio":
+            problems += _env_problems(entry.name, entry.config, entry.source, env)
         entry.config = _expanded(entry.config, env)
         if entry.config.cwd:
             cwd = Path(entry.config.cwd).expanduser()

@@ -2,19 +2,22 @@
 
 ``start_mcp`` returns at once (servers connect in the background, in parallel);
 ``McpSession.wait_and_register`` waits for them (bounded by each server's ``startup_timeout``) and
-registers every listed tool as a deferred ``SERVER__TOOL`` spec. A server that fails becomes one
+registers every listed tool as a deferred ``mcp__SERVER__TOOL`` spec. A server that fails becomes one
 ``Notice`` line, delivered when the first turn starts (frontends subscribe after the runtime is
-built), and axon carries on without it.
+built), and axon carries on without it; so does a restart. The project folder is every server's
+root; a server's elicitation is asked through the approver (``bind_approver``): the REPL asks the
+user, an approver that cannot ask declines.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 from axon_cli.config import LoadedSettings
-from axon_cli.events import Event, EventSink, Notice, TurnStarted
+from axon_cli.events import Event, EventSink, InputAnswer, InputRequest, Notice, TurnStarted, ask_user_input
 from axon_cli.mcp.client import McpManager
 from axon_cli.mcp.servers import load_servers
 from axon_cli.mcp.tools import make_spec
@@ -39,7 +42,24 @@ class McpSession:
         self.registered: list[str] = []
         self._registered_once = False
         self._lock = threading.Lock()
+        self._approver: Callable[[], object] = lambda: None
+        manager.asker = self._ask
+        manager.notify = self._notice
         bus.subscribe(self._on_event)
+
+    def bind_approver(self, approver: Callable[[], object]) -> None:
+        """Where elicitations are asked: the approver in use when one arrives."""
+        self._approver = approver
+
+    def _ask(self, request: InputRequest) -> InputAnswer:
+        answer = ask_user_input(self._approver(), request)
+        if answer.action != "accept" and answer.message:
+            done = {"decline": "declined", "cancel": "cancelled"}[answer.action]
+            self._notice(f"{request.source} asked: {request.message[:120]} — {done} ({answer.message})")
+        return answer
+
+    def _notice(self, line: str) -> None:
+        self.bus(Notice(message=line))
 
     def wait_and_register(self) -> list[str]:
         """Wait for the servers, then register the tools of each connected one. Idempotent."""
@@ -48,6 +68,8 @@ class McpSession:
         self._registered_once = True
         self.manager.wait_ready()
         for st in self.manager.servers.values():
+            if st.status == "disabled":
+                continue
             if st.status != "connected":
                 self.pending.append(f"MCP server '{st.name}' failed: {st.error}")
                 continue
@@ -83,4 +105,4 @@ def start_mcp(loaded: LoadedSettings, project_root: Path, registry: ToolRegistry
     entries, problems = load_servers(loaded, project_root)
     if not entries and not problems:
         return None
-    return McpSession(McpManager(entries).start(), registry, bus, problems)
+    return McpSession(McpManager(entries, roots=[project_root]).start(), registry, bus, problems)

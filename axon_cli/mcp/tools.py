@@ -1,4 +1,5 @@
-"""MCP tools as axon ToolSpecs: ``SERVER__TOOL``, deferred, with the server's own JSON schema.
+"""MCP tools as axon ToolSpecs: ``mcp__SERVER__TOOL`` (``names.py``), deferred, with the server's own
+JSON schema.
 
 The input model accepts any object and checks it against the server's ``inputSchema`` (with the
 ``jsonschema`` package when it is installed), so a malformed call is answered before it is even
@@ -16,18 +17,13 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic_core import PydanticCustomError
 
 from axon_cli.mcp.convert import RemoteTool
+from axon_cli.mcp.names import tool_name
 from axon_cli.tools.spec import ToolContext, ToolOutput, ToolSpec
 
 __all__ = ["tool_name", "make_input_model", "make_spec", "McpArguments", "CallFn"]
 
-MAX_NAME = 64
 CallFn = Callable[[str, str, dict[str, Any], float, ToolContext], ToolOutput]
 """(server, tool, arguments, timeout, ctx) -> ToolOutput: how a spec's handler reaches the server."""
-
-
-def tool_name(server: str, tool: str) -> str:
-    """``SERVER__TOOL`` with every character outside ``[A-Za-z0-9_-]`` made ``_``, at most 64 chars."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}__{tool}")[:MAX_NAME]
 
 
 class McpArguments(BaseModel):

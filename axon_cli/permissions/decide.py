@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from axon_cli.mcp.names import rule_names
 from axon_cli.permissions.base import Decision
 from axon_cli.permissions.decision_context import Containment, DecisionContext, FileProbe, Which
 from axon_cli.permissions.paths import PathFacts, Resolver, sensitive_reason
@@ -103,8 +104,9 @@ def _decide_other(tool: str, tool_input: dict[str, Any], read_only: bool, destru
         return rule.pattern is None or any(_bash_regex(rule.pattern).match(s) for s in _input_strings(tool_input))
 
     mcp = source.startswith("mcp:")
+    names = rule_names(tool, source)
     for action in ("deny", "ask", "allow"):
-        rule = next((r for r in ctx.rules.of(action, tool) if hits(r)), None)   # type: ignore[arg-type]
+        rule = next((r for r in ctx.rules.covering(action, names) if hits(r)), None)   # type: ignore[arg-type]
         if rule is None:
             continue
         if action == "deny":

@@ -32,7 +32,7 @@ __all__ = ["Rule", "RuleSet", "Action", "parse_rule", "load_rules", "rules_from_
 
 Action = Literal["allow", "ask", "deny"]
 FILE_TOOLS = {"read_file", "write_file", "edit_file", "list_files", "search_files"}
-_RULE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)(?:\((.*)\))?$", re.S)
+_RULE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*(?:__\*)?)(?:\((.*)\))?$", re.S)   # mcp__SERVER__* too
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,11 @@ class RuleSet:
 
     def of(self, action: Action, tool: str) -> list[Rule]:
         return [r for r in self.rules if r.action == action and r.tool == tool]
+
+    def covering(self, action: Action, names: frozenset[str]) -> list[Rule]:
+        """The rules of ``action`` whose tool is one of ``names`` (``mcp.names.rule_names``: an MCP
+        tool is also covered by ``mcp__SERVER`` and its old ``SERVER__TOOL`` spelling)."""
+        return [r for r in self.rules if r.action == action and r.tool in names]
 
 
 def display_path(path: Path, project_root: Path) -> str:

@@ -139,6 +139,11 @@ def run_doctor(loaded: LoadedSettings, root: Path, echo: Callable[[str], None]) 
               check_undo(settings, root)]
     for _ok, line in checks:
         echo(line)
+    from axon_cli.permissions.policy import load_policy
+    from axon_cli.reports.mcp_rules import doctor_mcp_lines
+
+    for line in doctor_mcp_lines(loaded, root, load_policy(loaded, root).rules_with_sources()):
+        echo(line)
     for line in check_hooks(loaded) + config_lines(loaded):
         echo(line)
     return 0 if all(ok for ok, _line in checks) else 1

@@ -1,4 +1,5 @@
-"""``axon mcp list``: each configured server, where it is configured, its status and its tools.
+"""``axon mcp`` (``axon mcp list``): each configured server, where it is configured, its status and
+its tools; ``mcp_tool_lines`` is the MCP part of ``axon tools``.
 
 The servers are really started (in parallel, each bounded by its ``startup_timeout``) and then
 stopped. A broken server is one status line, never a traceback.
@@ -12,11 +13,12 @@ from pathlib import Path
 from axon_cli.config import LoadedSettings
 from axon_cli.masking import mask
 from axon_cli.mcp.client import McpManager, ServerState
-from axon_cli.mcp.servers import describe_target, load_servers
-from axon_cli.mcp.tools import tool_name
+from axon_cli.mcp.convert import RemoteTool
+from axon_cli.mcp.names import tool_name
+from axon_cli.mcp.servers import ServerEntry, describe_target, load_servers
 from axon_cli.reports.trust import waiting_lines
 
-__all__ = ["list_servers_text"]
+__all__ = ["list_servers_text", "mcp_tool_lines", "started"]
 
 NONE_CONFIGURED = ("No MCP servers configured. Add [mcp_servers.NAME] (command/args/env/cwd, or url) to "
                    ".axon/config.toml or the user config.toml, or an \"mcpServers\" object to .mcp.json.")
@@ -28,16 +30,45 @@ def list_servers_text(loaded: LoadedSettings, project_root: Path) -> str:
     waiting = waiting_lines(loaded.trust.assess(), lambda item: item.kind == "mcp_server")
     if not entries:
         return "\n".join([*lines, *waiting] if waiting else [*lines, NONE_CONFIGURED])
-    manager = McpManager(entries).start()
+    for st in started(entries, project_root):
+        if lines:
+            lines.append("")
+        lines.extend(_server_lines(st, project_root))
+    return mask("\n".join([*lines, *([""] if waiting else []), *waiting]))
+
+
+def started(entries: list[ServerEntry], project_root: Path) -> list[ServerState]:
+    """Each server after starting it (bounded by its startup_timeout) and stopping it again."""
+    manager = McpManager(entries, roots=[project_root]).start()
     try:
         manager.wait_ready()
-        for st in manager.servers.values():
-            if lines:
-                lines.append("")
-            lines.extend(_server_lines(st, project_root))
+        return list(manager.servers.values())
     finally:
         manager.close()
-    return mask("\n".join([*lines, *([""] if waiting else []), *waiting]))
+
+
+def mcp_tool_lines(loaded: LoadedSettings, project_root: Path) -> tuple[list[str], list[str]]:
+    """``axon tools``' MCP part: each server's tools under its name (a server that does not start is
+    one line), and the problems met reading the configuration."""
+    entries, problems = load_servers(loaded, project_root)
+    if not entries:
+        return [], problems
+    lines = ["", "MCP tools (deferred, found and activated with tool_search), by server:"]
+    for st in started(entries, project_root):
+        if st.status == "disabled":
+            lines.append(f"  {st.name}: disabled (enabled = false)")
+        elif st.status in ("connected", "closed") and not st.error:
+            lines.append(f"  {st.name}: {len(st.tools)} tool{'s' if len(st.tools) != 1 else ''}")
+            width = max((len(tool_name(st.name, t.name)) for t in st.tools), default=0)
+            lines += [f"    {tool_name(st.name, t.name):<{width}}  {_first_line(t)}" for t in st.tools]
+        else:
+            lines.append(f"  {st.name}: failed: {st.error or 'unknown error'}")
+    return [mask(line) for line in lines], problems
+
+
+def _first_line(tool: RemoteTool) -> str:
+    first = (tool.description.strip().splitlines() or [tool.title or ""])[0]
+    return first[:100] + (" (read-only)" if tool.read_only else "")
 
 
 def _server_lines(st: ServerState, project_root: Path) -> list[str]:
@@ -46,14 +77,13 @@ def _server_lines(st: ServerState, project_root: Path) -> list[str]:
         source = str(Path(source).relative_to(project_root))
     out = [f"{st.name}  ({st.entry.transport}: {describe_target(st.entry)})",
            f"  configured in: {source}"]
-    if st.status in ("connected", "closed") and not st.error:
+    if st.status == "disabled":
+        out.append("  status: disabled (enabled = false): not started")
+    elif st.status in ("connected", "closed") and not st.error:
         n = len(st.tools)
         out.append(f"  status: connected, {n} tool{'s' if n != 1 else ''}")
         width = max((len(tool_name(st.name, t.name)) for t in st.tools), default=0)
-        for t in st.tools:
-            first = (t.description.strip().splitlines() or [t.title or ""])[0]
-            flag = " (read-only)" if t.read_only else ""
-            out.append(f"    {tool_name(st.name, t.name):<{width}}  {first[:100]}{flag}")
+        out += [f"    {tool_name(st.name, t.name):<{width}}  {_first_line(t)}" for t in st.tools]
     else:
         out.append(f"  status: failed: {st.error or 'unknown error'}")
     return out

@@ -35,9 +35,19 @@ def show_rules(loaded: LoadedSettings, root: Path) -> str:
         width = max((len(r.text) for r in mine), default=0)
         lines += [f"  {r.text:<{width}}  # {r.source}" for r in mine]
     lines.append("precedence: deny > ask > allow > mode")
+    lines += [f"note: {line}" for line in _mcp_notes(loaded, root, rules)]
     lines.append(f"sensitive paths (never allowed by a mode alone): {SENSITIVE_DESCRIPTION}")
     lines += waiting_lines(loaded.trust.assess(), lambda item: item.source == PERMISSIONS or item.kind == "mode")
     return "\n".join(lines)
+
+
+def _mcp_notes(loaded: LoadedSettings, root: Path, rules: list[Any]) -> list[str]:
+    """Rules naming an MCP server that is not configured, or written the old way (servers not started)."""
+    from axon_cli.mcp.servers import load_servers
+    from axon_cli.reports.mcp_rules import mcp_rule_notes
+
+    entries, _problems = load_servers(loaded, root)
+    return mcp_rule_notes(rules, {e.name: None for e in entries})
 
 
 def _spec_facts(tool: str, arg: str | None) -> tuple[str, dict[str, Any], bool, bool, str]:
@@ -46,12 +56,20 @@ def _spec_facts(tool: str, arg: str | None) -> tuple[str, dict[str, Any], bool, 
 
     spec = ToolRegistry.with_builtins().get(tool)
     category = spec.category if spec is not None else CATEGORIES.get(tool, "other")
-    source = spec.source if spec is not None else ("mcp:" + tool.split("__")[0] if "__" in tool else "builtin")
+    source = spec.source if spec is not None else _mcp_source(tool)
     if category == "shell":
         return category, {"command": arg or ""}, False, False, source
     if category in ("read", "edit"):
         return category, {"path": arg or "."}, category == "read", False, source
     return category, {}, False, False, source
+
+
+def _mcp_source(tool: str) -> str:
+    """``mcp:SERVER`` for a tool written ``mcp__SERVER__TOOL`` (or the old ``SERVER__TOOL``), else builtin."""
+    from axon_cli.mcp.names import MCP_PREFIX
+
+    bare = tool[len(MCP_PREFIX):] if tool.startswith(MCP_PREFIX) else tool
+    return "mcp:" + bare.split("__")[0] if "__" in bare else "builtin"
 
 
 def _containment(loaded: LoadedSettings, root: Path) -> Containment | None:

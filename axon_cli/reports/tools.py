@@ -1,5 +1,6 @@
 """``axon tools``: the built-in tools, the Python tools of the user and of the (trusted) project with
-their files, and ``task``; active ones first, then the deferred ones."""
+their files, and ``task``; active ones first, then the deferred ones; then each MCP server's tools
+(the servers are started for it, each bounded by its startup_timeout)."""
 
 from __future__ import annotations
 
@@ -33,5 +34,9 @@ def tools_listing(loaded: LoadedSettings, project_root: Path) -> tuple[list[str]
     lines = _lines(registry.active())
     lines += ["", "deferred (found and activated with tool_search):"] + _lines(registry.deferred())
     lines.append(_line("task", SHORT_DESCRIPTION))
+    from axon_cli.reports.mcp import mcp_tool_lines
+
+    mcp_lines, mcp_problems = mcp_tool_lines(loaded, project_root)
+    lines += mcp_lines
     waiting = waiting_lines(loaded.trust.assess(), lambda item: item.kind == "tool") if python.waiting else []
-    return lines + ([""] + waiting if waiting else []), python.problems
+    return lines + ([""] + waiting if waiting else []), python.problems + mcp_problems

@@ -25,11 +25,23 @@ def _merge(first: list[str], second: list[str]) -> list[str]:
     return first + [p for p in second if p not in first]
 
 
+IMAGE_CHARS = 3000   # what one picture counts for in the estimate (about 765 tokens), not its base64 length
+
+
+def parts_text(content: list[Any]) -> str:
+    """Content parts as text: their texts, a picture as ``[image]``."""
+    return "\n".join(str(p.get("text", "")) if p.get("type") == "text" else "[image]"
+                     for p in content if isinstance(p, dict))
+
+
 def message_chars(message: dict[str, Any]) -> int:
     n = MESSAGE_OVERHEAD
     content = message.get("content")
     if isinstance(content, str):
         n += len(content)
+    elif isinstance(content, list):
+        pictures = sum(1 for p in content if isinstance(p, dict) and p.get("type") == "image_url")
+        n += len(parts_text(content)) + pictures * IMAGE_CHARS
     elif content is not None:
         n += len(json.dumps(content))
     for call in message.get("tool_calls") or []:
@@ -77,7 +89,8 @@ def _clip(text: str, limit: int) -> str:
 def _render(message: dict[str, Any], names: dict[str, str], cap: int) -> str:
     role = message.get("role")
     content = message.get("content")
-    text = content if isinstance(content, str) else json.dumps(content) if content is not None else ""
+    text = content if isinstance(content, str) else parts_text(content) if isinstance(content, list) \
+        else json.dumps(content) if content is not None else ""
     if role == "tool":
         name = names.get(str(message.get("tool_call_id")), "tool")
         return f"TOOL RESULT ({name}): {_clip(text, cap)}"

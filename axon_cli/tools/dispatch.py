@@ -39,6 +39,7 @@ from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import (
     CallEnv,
     Cancelled,
+    ImagePart,
     ToolContext,
     ToolError,
     ToolOutput,
@@ -67,6 +68,7 @@ class CallResult:
     decided_by: str = ""
     display: dict[str, Any] = field(default_factory=dict)
     found_nothing: bool = False       # it worked and found nothing (no match, no file): say what next
+    images: list[ImagePart] = field(default_factory=list)   # pictures for the model (loop/images.py)
 
 
 @dataclass
@@ -276,7 +278,7 @@ class Dispatcher:
                               spill_path=governed.spill_path, display=display))
         return CallResult(call.id, call.name, result_text, not output.is_error, duration_ms,
                           governed.truncated, governed.spill_path, behavior, decided_by, display,
-                          output.found_nothing and not output.is_error)
+                          output.found_nothing and not output.is_error, list(output.images))
 
     def _masked_args(self, args: Any) -> Any:
         """``args`` with secrets masked: the JSON text is masked whole (a rule may need a key and its

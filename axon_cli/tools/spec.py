@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ToolSpec", "ToolContext", "ToolOutput", "ToolError", "Cancelled", "FileState", "Category",
-    "Checkpointer", "InputT", "ToolCatalog", "CallEnv",
+    "Checkpointer", "InputT", "ToolCatalog", "CallEnv", "ImagePart",
 ]
 
 InputT = TypeVar("InputT", bound=BaseModel)
@@ -46,9 +46,25 @@ class Cancelled(Exception):
     """The call was interrupted (Ctrl-C, or the turn was cancelled)."""
 
 
+@dataclass(frozen=True)
+class ImagePart:
+    """A picture a tool returned (base64 ``data``): a model that takes images gets it as an image
+    content part after the tool results (``loop/images.py``), any other a one-line placeholder."""
+
+    mime_type: str
+    data: str
+    label: str = ""                   # where it came from: "image 1", a resource URI
+
+    @property
+    def size(self) -> int:
+        """The picture's bytes (its base64 length less the padding)."""
+        return len(self.data) * 3 // 4 - (len(self.data) - len(self.data.rstrip("=")))
+
+
 @dataclass
 class ToolOutput:
-    """What a handler returns. ``display`` carries structured extras for frontends (a diff, ...)."""
+    """What a handler returns. ``display`` carries structured extras for frontends (a diff, ...);
+    ``images`` pictures for the model (the text names each one)."""
 
     text: str
     is_error: bool = False
@@ -56,6 +72,7 @@ class ToolOutput:
     display: dict[str, Any] = field(default_factory=dict)
     spill_path: str | None = None     # set by a handler that already spilled its full output
     found_nothing: bool = False       # a search or listing that worked and found nothing
+    images: list[ImagePart] = field(default_factory=list)
 
 
 @dataclass

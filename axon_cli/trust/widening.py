@@ -136,9 +136,14 @@ def _server_shows(name: str, raw: dict[str, Any]) -> str:
     extra = []
     if raw.get("cwd"):
         extra.append(f"in {raw['cwd']}")
-    for label, key, sep in (("env", "env", "="), ("headers", "headers", ": ")):
+    for label, key, sep in (("env", "env", "="), ("headers", "headers", ": "), ("headers", "http_headers", ": "),
+                            ("headers from variables", "env_http_headers", " from $")):
         if isinstance(raw.get(key), dict) and raw[key]:
             extra.append(f"{label} " + ", ".join(f"{k}{sep}{v}" for k, v in raw[key].items()))
+    if isinstance(raw.get("env_vars"), list) and raw["env_vars"]:
+        extra.append("passes your variables " + ", ".join(str(v) for v in raw["env_vars"]))
+    if raw.get("bearer_token_env_var"):
+        extra.append(f"sends ${raw['bearer_token_env_var']} as its bearer token")
     return f'MCP server "{name}" {what}' + (f" ({'; '.join(extra)})" if extra else "")
 
 

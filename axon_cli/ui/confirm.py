@@ -18,7 +18,7 @@ from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.text import Text
 
-from axon_cli.events import ApprovalAnswer, ApprovalRequest
+from axon_cli.events import ApprovalAnswer, ApprovalRequest, InputAnswer, InputRequest
 from axon_cli.ui.render import diff_text
 
 __all__ = ["ReplApprover", "approval_panel", "choices_line", "answer_for", "read_choice"]
@@ -155,6 +155,33 @@ class ReplApprover:
             answer = answer_for(choice or "n", request)
             self.console.print(self._outcome(answer, request))
             return answer
+
+    def ask_input(self, request: InputRequest) -> InputAnswer:
+        """A server's question (an MCP elicitation): its message and fields; ``y`` answers (each
+        field is then typed and ended by Enter), ``n`` declines, Ctrl-C cancels."""
+        with self._lock:
+            self.pause()
+            body = Text(request.message)
+            if request.url:
+                body.append(f"\nopen: {request.url}", "cyan")
+            for f in request.fields:
+                hint = f" ({' | '.join(f.choices)})" if f.choices else f" ({f.kind})" if f.kind != "string" else ""
+                body.append(f"\n  {f.title or f.name}{hint}{'' if f.required else ' — optional'}", "bold")
+                if f.description:
+                    body.append(f": {f.description}", "dim")
+            title = Text.assemble((request.source, "bold"), (" asks", ""))
+            self.console.print(Panel(body, title=title, title_align="left", border_style="cyan", expand=True))
+            self.console.print(Text.assemble(("y", "bold green"), " answer · ", ("n", "bold red"), " decline"))
+            try:
+                if self.read("> ", "yn") != "y":
+                    self.console.print(Text("✗ declined", "red"))
+                    return InputAnswer(action="decline", message="the user declined")
+                values = {f.name: self.read(f"{f.title or f.name}> ", "") for f in request.fields}
+            except (KeyboardInterrupt, EOFError):
+                self.console.print(Text("✗ cancelled", "red"))
+                return InputAnswer(action="cancel", message="the user cancelled")
+            self.console.print(Text("✓ answered", "green"))
+            return InputAnswer(action="accept", values=values)
 
     @staticmethod
     def _outcome(answer: ApprovalAnswer, request: ApprovalRequest) -> Text:

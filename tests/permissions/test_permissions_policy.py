@@ -176,6 +176,25 @@ def test_mcp_tools_ask_unless_allowed(env):
     assert ro.behavior == "allow"
 
 
+def test_mcp_rules_name_a_server_or_one_tool_old_spelling_kept(env):
+    root, home = env
+    args = ("mcp__gh__create_issue", "other", {"title": "x"}, False, False, "default")
+
+    def verdict(**rules: list[str]) -> str:
+        return decide(*args, R(**rules), root, home, source="mcp:gh").behavior
+
+    assert verdict(allow=["mcp__gh"]) == "allow"                      # every tool of the server
+    assert verdict(allow=["mcp__gh__*"]) == "allow"
+    assert verdict(allow=["mcp__gh__create_issue"]) == "allow"
+    assert verdict(allow=["mcp__gh__list_issues"]) == "ask"           # another tool
+    assert verdict(allow=["mcp__ghx"]) == "ask"                       # another server
+    assert verdict(allow=["gh__create_issue"]) == "allow"             # the old spelling still covers it
+    assert verdict(allow=["mcp__gh"], deny=["gh__create_issue"]) == "deny"   # an old deny still denies
+    assert verdict(allow=["mcp__gh(title*)"]) == "ask"                # a pattern matches the input's values
+    assert verdict(allow=["mcp__gh(x)"]) == "allow"
+    assert decide("gh__x", "other", {}, False, False, "default", R(allow=["mcp__gh"]), root, home).behavior == "ask"
+
+
 # -- rule syntax and files ------------------------------------------------------------------------------
 def test_bash_patterns():
     assert bash_match("git push*", ["git", "push", "origin", "main"])

@@ -118,3 +118,22 @@ def test_ctrl_c_denies_and_cancels_the_turn():
     later = ReplApprover(c, read=lambda p, k: asked.append(p) or "y")
     later.cancel = approver.cancel
     assert later(EDIT).approved is False and asked == []     # pending asks after Ctrl-C are not asked
+
+
+def test_elicitation_is_asked_field_by_field_and_converted():
+    from axon_cli.events import InputField, InputRequest
+    from axon_cli.mcp.asks import elicit_result
+
+    request = InputRequest(source="MCP server 'notes'", message="Who and how many?",
+                           fields=[InputField(name="name", required=True), InputField(name="count", kind="integer")])
+    typed = iter(["y", "Ada", "3"])
+    c = console()
+    answer = ReplApprover(c, read=lambda _prompt, _keys: next(typed)).ask_input(request)
+    assert answer.action == "accept" and answer.values == {"name": "Ada", "count": "3"}
+    assert "MCP server 'notes' asks" in text(c) and "Who and how many?" in text(c)
+    result = elicit_result(request, answer)
+    assert (result.action, result.content) == ("accept", {"name": "Ada", "count": 3})
+    declined = ReplApprover(console(), read=lambda _prompt, _keys: "n").ask_input(request)
+    assert declined.action == "decline"
+    bad = elicit_result(request, answer.model_copy(update={"values": {"name": "Ada", "count": "many"}}))
+    assert bad.action == "cancel"                        # a value that does not fit its field is not sent

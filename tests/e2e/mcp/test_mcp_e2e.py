@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
+import re
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.fakeserver import text_reply, tool_reply
 
@@ -29,9 +24,9 @@ def tool_messages(messages: list[dict[str, object]]) -> dict[str, str]:
 def test_mcp_tools_through_axon_run(server, run_axon, project):
     write_mcp_json(project, test={"command": sys.executable, "args": [DEMO]},
                    broken={"command": "no-such-command-axon-e2e"})
-    server.add(tool_reply(("tool_search", {"query": "select:test__add,test__fail,test__leak_secret"})),
-               tool_reply(("test__add", {"a": 2, "b": 3}), ("test__fail", {"reason": "nope"}),
-                          ("test__leak_secret", {})),
+    server.add(tool_reply(("tool_search", {"query": "select:mcp__test__add,mcp__test__fail,mcp__test__leak_secret"})),
+               tool_reply(("mcp__test__add", {"a": 2, "b": 3}), ("mcp__test__fail", {"reason": "nope"}),
+                          ("mcp__test__leak_secret", {})),
                text_reply("all done"))
     r = run_axon("run", "use the mcp tools", "--yes", timeout=90, env=TRUSTED)
     assert r.code == 0, r.stderr
@@ -41,10 +36,10 @@ def test_mcp_tools_through_axon_run(server, run_axon, project):
 
     first = server.requests[0]
     system = first.messages[0]["content"]
-    assert "- test__add: Add two integers and return the sum." in system
-    assert "test__add" not in first.tool_names              # deferred: not sent until activated
-    assert "test__add" in server.requests[1].tool_names
-    add = next(t for t in server.requests[1].body["tools"] if t["function"]["name"] == "test__add")
+    assert "- mcp__test__add: Add two integers and return the sum." in system
+    assert "mcp__test__add" not in first.tool_names              # deferred: not sent until activated
+    assert "mcp__test__add" in server.requests[1].tool_names
+    add = next(t for t in server.requests[1].body["tools"] if t["function"]["name"] == "mcp__test__add")
     assert add["function"]["parameters"]["required"] == ["a", "b"]
 
     results = tool_messages(server.requests[2].messages)
@@ -73,38 +68,11 @@ def test_mcp_list_command(run_axon, project):
     assert r.code == 0, r.stderr
     out = r.stdout
     assert "test  (stdio: " in out and "configured in: .mcp.json" in out
-    assert "status: connected, 7 tools" in out
-    assert "test__add          Add two integers and return the sum." in out
-    assert "test__echo         Echo the text back unchanged. (read-only)" in out
+    assert "status: connected, 11 tools" in out
+    assert re.search(r"^    mcp__test__add +Add two integers and return the sum\.$", out, re.M)
+    assert re.search(r"^    mcp__test__echo +Echo the text back unchanged\. \(read-only\)$", out, re.M)
     assert "status: failed: command not found: no-such-command-axon-e2e" in out
     assert "Traceback" not in r.stderr + out
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def http_server() -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, DEMO, "http", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    try:
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the HTTP MCP server did not start") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(30)
 
 
 def test_mcp_list_over_streamable_http_from_config(run_axon, project, http_server):
@@ -114,4 +82,4 @@ def test_mcp_list_over_streamable_http_from_config(run_axon, project, http_serve
     assert r.code == 0, r.stderr
     assert f"web  (http: http {http_server})" in r.stdout
     assert "configured in: .axon/config.toml" in r.stdout
-    assert "status: connected, 7 tools" in r.stdout and "web__add" in r.stdout
+    assert "status: connected, 11 tools" in r.stdout and "mcp__web__add" in r.stdout

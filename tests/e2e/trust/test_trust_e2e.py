@@ -208,7 +208,7 @@ def test_chat_screen_shows_what_would_run_and_continue_without_leaves_it_off(ser
     c.exit()
     assert attacker.requests == []
     first = server.requests[0]
-    assert "demo__add" not in first.messages[0]["content"] and not any("demo__" in t for t in first.tool_names)
+    assert "mcp__demo__add" not in first.messages[0]["content"] and not any("mcp__demo__" in t for t in first.tool_names)
     assert "waiting for trust" in run_axon("trust").stdout
 
 
@@ -223,7 +223,7 @@ def test_chat_trust_for_this_session_enables_it_without_remembering(server, atta
     c.expect("from the project's endpoint")
     c.exit()
     assert server.requests == []
-    assert "- demo__add: Add two integers and return the sum." in attacker.requests[0].messages[0]["content"]
+    assert "- mcp__demo__add: Add two integers and return the sum." in attacker.requests[0].messages[0]["content"]
     assert "waiting for trust" in run_axon("trust").stdout
 
 

@@ -1,0 +1,51 @@
+"""Opening one MCP connection: the transport (stdio subprocess, streamable HTTP or SSE) and the
+SDK's client, with axon's answers to the server's own requests (roots, elicitation).
+
+The initialize handshake is used with every server (``mode="legacy"``): it is the one every server
+speaks, and the one in which a server may ask the client (``roots/list``, ``elicitation/create``)
+on every transport.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from axon_cli.mcp.asks import Asker, elicitation_callback, roots_callback
+from axon_cli.mcp.state import ServerState
+
+__all__ = ["connect"]
+
+
+@asynccontextmanager
+async def connect(st: ServerState, roots: list[Path], asker: Asker | None) -> AsyncIterator[Any]:
+    from mcp import Client
+
+    cfg = st.entry.config
+    async with AsyncExitStack() as stack:
+        if st.entry.transport == "stdio":
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            if st.errlog is not None:
+                st.errlog.close()
+            st.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (closed by the manager)
+            params = StdioServerParameters(command=cfg.command or "", args=cfg.args, env=cfg.env or None,
+                                           cwd=cfg.cwd)
+            transport: Any = stdio_client(params, errlog=st.errlog)
+        elif st.entry.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            transport = sse_client(cfg.url or "", headers=cfg.headers or None)
+        else:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            http = await stack.enter_async_context(httpx2.AsyncClient(
+                headers=cfg.headers, timeout=httpx2.Timeout(30.0, read=300.0)))
+            transport = streamable_http_client(cfg.url or "", http_client=http)
+        client = Client(transport, mode="legacy", list_roots_callback=roots_callback(roots),
+                        elicitation_callback=elicitation_callback(st.name, asker))
+        yield await stack.enter_async_context(client)
