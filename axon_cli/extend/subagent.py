@@ -4,8 +4,8 @@ What it shares with the session, so it can never do more than the parent could: 
 policy and the approver (every call is checked and asked about as the parent's would be), the
 user's PreToolUse/PostToolUse hooks, the checkpointer (``/undo`` restores its edits), the audit
 log, and the cancel event (Ctrl-C stops every running sub-agent). What is its own: the messages,
-the record of files read (read-before-edit), the tool registry (its definition's tools, never
-``task`` itself), and a model client (its own model, if the definition names one; the quirks the
+the record of files read (read-before-edit), the tool registry (its definition's tools, or every
+tool of the session for a Claude Code agent without ``tools``; never ``task`` itself), and a model client (its own model, if the definition names one; the quirks the
 parent's client learned about the endpoint carry over). Its usage is added to the session's. It is
 built by the same factory as the session's agent (``assembly.py``).
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 from axon_cli.assembly import build_agent, model_client
 from axon_cli.config import Settings
 from axon_cli.events import ApprovalAnswer, ApprovalRequest, Approver, EventSink
-from axon_cli.extend.agents import AgentDefinition
+from axon_cli.extend.agents import ALL_TOOLS, AgentDefinition
 from axon_cli.extend.subagent_progress import ProgressSink
 from axon_cli.loop.callbacks import AgentCallbacks, Loop, TurnHooks
 from axon_cli.loop.results import RunResult
@@ -68,6 +68,9 @@ class _StopWhenCancelled(AgentCallbacks):
 
 
 def _registry(parts: SessionParts, names: tuple[str, ...]) -> tuple[ToolRegistry, list[str]]:
+    """The tools ``names`` (``ALL_TOOLS``: every tool of the session) and the names that have none."""
+    if names == ALL_TOOLS:
+        names = tuple(n for n in parts.registry.names() if n not in EXCLUDED_TOOLS)
     specs, missing = [], []
     for name in dict.fromkeys(names):
         spec = parts.registry.get(name)

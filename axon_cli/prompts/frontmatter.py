@@ -3,7 +3,10 @@
 Only the small subset of YAML these files use: ``key: value`` lines, where a value is a quoted or
 plain string, an integer, ``true``/``false``, a ``[a, b]`` list, or a block list of ``- item``
 lines; ``#`` starts a comment line. Keys may be written with ``-`` or ``_`` (``allowed-tools``
-as in Claude Code's commands is ``allowed_tools``).
+as in Claude Code's commands is ``allowed_tools``). As in the files Claude Code users share, a
+value may go on over indented lines (a plain string or a ``[…]`` list on the line after its key),
+a ``|`` or ``>`` block keeps (or folds) the indented lines below it, and a nested table is kept
+as its text (no loader reads one).
 """
 
 from __future__ import annotations
@@ -32,23 +35,53 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     return _fields(lines[1:end]), "\n".join(lines[end + 1:]).strip("\n")
 
 
-def _fields(lines: list[str]) -> dict[str, Any]:
-    fields: dict[str, Any] = {}
-    key: str | None = None
+def _entries(lines: list[str]) -> list[tuple[int, str, list[str]]]:
+    """``(line number, key line, the indented lines that go on with it)`` for each top-level line."""
+    entries: list[tuple[int, str, list[str]]] = []
     for n, raw in enumerate(lines, start=2):
         line = raw.rstrip()
-        if not line.strip() or line.lstrip().startswith("#"):
+        top = bool(line) and not line[0].isspace() and not line.startswith("- ")
+        if top and line.startswith("#"):
             continue
-        item = re.match(r"^\s+-\s*(.*)$", line) or re.match(r"^-\s+(.*)$", line)
-        if item and key is not None and isinstance(fields.get(key), list):
-            fields[key].append(_scalar(item.group(1)))
+        if top or not entries:
+            if line.strip() and not line.lstrip().startswith("#"):
+                entries.append((n, line, []))
             continue
+        entries[-1][2].append(line)
+    return entries
+
+
+def _block(style: str, rest: list[str]) -> str:
+    """A ``|`` (lines kept) or ``>`` (lines folded) block, its indentation removed."""
+    while rest and not rest[-1].strip():
+        rest.pop()
+    indent = min((len(r) - len(r.lstrip()) for r in rest if r.strip()), default=0)
+    body = [r[indent:] for r in rest]
+    if style.startswith("|"):
+        return "\n".join(body)
+    return "\n".join(" ".join(para.split("\n")) for para in "\n".join(body).split("\n\n"))
+
+
+def _fields(lines: list[str]) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    for n, line, rest in _entries(lines):
         match = _KEY.match(line)
         if match is None:
             raise FrontMatterError(f"line {n}: expected 'key: value', got {line.strip()!r}")
         key = match.group(1).replace("-", "_").lower()
         value = match.group(2).strip()
-        fields[key] = [] if value == "" else _value(value)
+        more = [r.strip() for r in rest if r.strip() and not r.lstrip().startswith("#")]
+        style = re.sub(r"\s+#.*$", "", value)
+        if re.fullmatch(r"[|>][+-]?", style):
+            fields[key] = _block(style, rest)
+        elif not more:
+            fields[key] = [] if value == "" else _value(value)
+        elif value == "" and all(m.startswith("-") for m in more):
+            fields[key] = [_scalar(m[1:]) for m in more]
+        elif value == "" and _KEY.match(more[0]) and not more[0].startswith(("[", "\"", "'")):
+            fields[key] = _block("|", rest)          # a nested table: kept as text
+        else:
+            fields[key] = _value(" ".join([value, *more]).strip())
     return fields
 
 

@@ -299,15 +299,18 @@ def _tool_shows(rel: str, data: bytes) -> str | None:
 
 def _command_shows(rel: str, data: bytes) -> str | None:
     from axon_cli.prompts.frontmatter import FrontMatterError, as_list, split_front_matter
+    from axon_cli.prompts.shell_lines import SHELL_SPAN
 
     try:   # the same reader the command loader uses, so both agree on what is a command with tools
-        front, _body = split_front_matter(data.decode("utf-8", "replace"))
+        front, body = split_front_matter(data.decode("utf-8", "replace"))
     except FrontMatterError:
         return None   # the loader reports and skips a broken file
-    if "allowed_tools" not in front:
+    spans = [m.group(1) for m in SHELL_SPAN.finditer(body)]
+    if "allowed_tools" not in front and not spans:
         return None
-    tools = ", ".join(as_list(front["allowed_tools"])) or "?"
-    return f"command /{Path(rel).stem} ({rel}) lets its calls run without asking: {tools}"
+    tools = ", ".join(as_list(front.get("allowed_tools"))) or "nothing"
+    runs = f"; runs before its prompt: {', '.join(spans)}" if spans else ""
+    return f"command /{Path(rel).stem} ({rel}) lets its calls run without asking: {tools}{runs}"
 
 
 def _skill_shows(rel: str, data: bytes) -> str | None:
@@ -328,8 +331,11 @@ def _skill_shows(rel: str, data: bytes) -> str | None:
 FILE_KINDS: tuple[FileKind, ...] = (
     FileKind("tool", ".axon/tools", "*.py", "each `.axon/tools/*.py`: Python code that runs inside axon",
              _tool_shows),
-    FileKind("command", ".axon/commands", "*.md", "each `.axon/commands/*.md` whose front matter has "
-                                                  "`allowed_tools`: tools it lets run", _command_shows),
+    FileKind("command", ".axon/commands", "**/*.md", "each `.axon/commands/**/*.md` whose front matter has "
+                                                     "`allowed-tools` or whose text has a `` !`cmd` `` line: "
+                                                     "tools it lets run, commands it runs", _command_shows),
+    FileKind("command", ".claude/commands", "**/*.md", "each `.claude/commands/**/*.md` (Claude Code's), "
+                                                       "the same way", _command_shows),
     *(FileKind("skill", folder, "*/SKILL.md", f"each `{folder}/*/SKILL.md` whose front matter has "
                                                "`allowed-tools`: tools it lets run", _skill_shows)
       for folder in (".axon/skills", ".claude/skills", ".agents/skills")),

@@ -24,6 +24,7 @@ from axon_cli.config import LoadedSettings
 from axon_cli.errors import AxonError
 from axon_cli.events import Approver, SessionStarted
 from axon_cli.extend.command_scope import command_scope
+from axon_cli.extend.command_shell import shell_runner
 from axon_cli.extend.commands import CustomCommand, expand_command
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.session.transcript import list_sessions
@@ -241,11 +242,16 @@ class Repl:
     def run_custom(self, command: CustomCommand, arguments: str) -> None:
         """``/NAME args``: the command's template, expanded, as this turn's message (with its model
         and allowed tools for the turn)."""
-        turn, notes = expand_command(command, arguments, self.project_root)
-        print_notice(self.console, f"/{command.name} ({command.source})")
-        for note in notes:
-            print_notice(self.console, note)
+        print_notice(self.console, f"/{command.qualified} ({command.source})")
         with command_scope(self.rt.policy, self.rt.llm.settings, command):
+            try:
+                turn, notes = expand_command(command, arguments, self.project_root,
+                                             shell_runner(self.rt.dispatcher, command))
+            except AxonError as e:
+                print_error(self.console, str(e))
+                return
+            for note in notes:
+                print_notice(self.console, note)
             self.run_turn(turn)
 
     def run_turn(self, typed: str | UserTurn) -> None:

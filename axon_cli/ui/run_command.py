@@ -67,11 +67,12 @@ def _run(rt: Runtime, task: str, max_turns: int | None, command: str | None) -> 
     if command is None:
         return rt.agent.run(UserTurn(task), max_turns=max_turns)
     from axon_cli.extend.command_scope import command_scope
+    from axon_cli.extend.command_shell import shell_runner
     from axon_cli.extend.commands import expand_command, find_command
 
     found = find_command(rt.extensions.commands, command)
-    turn, notes = expand_command(found, task, rt.project_root)
-    for note in notes:
-        rt.bus(Notice(message=note))
-    with command_scope(rt.policy, rt.llm.settings, found):
+    with command_scope(rt.policy, rt.llm.settings, found):      # its ``!`` lines run with its allowed tools
+        turn, notes = expand_command(found, task, rt.project_root, shell_runner(rt.dispatcher, found))
+        for note in notes:
+            rt.bus(Notice(message=note))
         return rt.agent.run(turn, max_turns=max_turns)

@@ -1,7 +1,7 @@
 """Slash commands of the REPL: ``/help``, ``/mode``, ``/model``, ``/undo``, … and a close-match hint.
 
-After the built-in ones come the custom commands (``.axon/commands/NAME.md`` and the user's
-``commands/``); a built-in command keeps its name if a custom one has the same.
+After the built-in ones come the custom commands (``.axon/commands/NAME.md``, ``.claude/commands/``
+and the user's; ``extend/commands.py``); a built-in command keeps its name if a custom one has the same.
 """
 
 from __future__ import annotations
@@ -76,14 +76,14 @@ def _help(repl: Repl, arg: str) -> None:
 
 
 def _help_custom(repl: Repl, out: Text) -> None:
-    commands = repl.rt.extensions.commands.commands
+    commands = repl.rt.extensions.commands.listed()
     if not commands:
         return
     out.append("\nCustom commands\n", "bold")
-    for cmd in commands.values():
+    for name, cmd in commands:
         hint = f" {cmd.argument_hint}" if cmd.argument_hint else ""
-        out.append(f"  /{cmd.name}{hint}".ljust(22), "cyan")
-        hidden = " — hidden by the built-in command" if cmd.name.lower() in COMMANDS else ""
+        out.append(f"  /{name}{hint}".ljust(22), "cyan")
+        hidden = " — hidden by the built-in command" if name.lower() in COMMANDS else ""
         out.append(cmd.help_line())
         out.append(f"  ({cmd.source}{hidden})\n", "dim")
 
@@ -205,8 +205,8 @@ def command_names(repl: Repl | None = None) -> list[tuple[str, str]]:
     """``(name, help)`` of the built-in commands, then of the custom ones (for completion)."""
     names = [(c.name, c.help) for c in COMMANDS.values()]
     if repl is not None:
-        names += [(c.name, c.help_line()) for c in repl.rt.extensions.commands.commands.values()
-                  if c.name.lower() not in COMMANDS]
+        names += [(name, f"{c.argument_hint} — {c.help_line()}" if c.argument_hint else c.help_line())
+                  for name, c in repl.rt.extensions.commands.listed() if name.lower() not in COMMANDS]
     return names
 
 
