@@ -129,6 +129,27 @@ def test_a_command_is_an_item_exactly_when_the_command_loader_sees_tools(root):
     assert listed == with_tools == {".axon/commands/bom.md"}
 
 
+
+def test_claude_code_commands_are_items_in_subfolders_and_with_shell_lines_and_trust_loads_them(root):
+    """``.claude/commands`` (subfolders too) is reviewed like ``.axon/commands``; a ``!`` line counts as
+    widening like ``allowed-tools``: the items are exactly the files the loader holds back."""
+    from axon_cli.extend.commands import load_commands
+    from axon_cli.trust import TrustNothing
+
+    write(root / ".claude" / "commands" / "git" / "commit.md", "---\nallowed-tools: Bash(git add:*)\n---\nGo\n")
+    write(root / ".claude" / "commands" / "status.md", "Status: !`git status`\n")
+    write(root / ".axon" / "commands" / "deep" / "x.md", "Now: !`make`\n")
+    write(root / ".claude" / "commands" / "plain.md", "Just text\n")
+    listed = {i.key for i in FolderTrust(root).items() if i.kind == "command"}
+    assert listed == set(load_commands(root, TrustNothing()).waiting) == {
+        ".claude/commands/git/commit.md", ".claude/commands/status.md", ".axon/commands/deep/x.md"}
+    status = next(i for i in FolderTrust(root).items() if i.key == ".claude/commands/status.md")
+    assert "git status" in status.shows
+    trust = FolderTrust(root)
+    trust.approve(trust.assess())
+    loaded = load_commands(root, FolderTrust(root))
+    assert {"commit", "git:commit", "status", "x", "deep:x", "plain"} <= set(loaded.commands) and not loaded.waiting
+
 # -- the record and the view ---------------------------------------------------------------------------
 def test_trust_is_pinned_changes_are_pending_again_and_say_what_changed(root):
     mcp = write(root / ".mcp.json", json.dumps({"mcpServers": {"x": {"command": "sh", "args": ["-c", "true"]}}}))
