@@ -105,7 +105,7 @@ def run(task: Optional[str] = typer.Argument(None, help="The task ('-' or omitte
         output_format: str = typer.Option("text", "--output-format", help="text | json | stream-json."),
         cont: bool = typer.Option(False, "--continue", "-c", help="Continue this project's latest session."),
         resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Continue session ID (see `axon sessions`)."),
-        command: Optional[str] = typer.Option(None, "--command", help="Run custom command NAME (.axon/commands/NAME.md); TASK is its $ARGUMENTS."),
+        command: Optional[str] = typer.Option(None, "--command", help="Run custom command NAME (.axon/commands/NAME.md or .claude/commands/NAME.md); TASK is its $ARGUMENTS."),
         debug: bool = DEBUG, trust: bool = TRUST) -> None:
     """Run one task non-interactively and print the answer."""
     if output_format not in ("text", "json", "stream-json"):
