@@ -91,9 +91,9 @@ class LoadedCommands:
         return sorted(seen.values(), key=lambda pair: pair[0])
 
 
-def _parse(file: ExtensionFile) -> tuple[CustomCommand, list[str], bool]:
-    """The command, notes about its front matter, and whether it widens anything (has
-    ``allowed-tools`` at all or a ``!`` span, as ``trust/widening.py`` counts it)."""
+def _parse(file: ExtensionFile) -> tuple[CustomCommand, list[str], str]:
+    """The command, notes about its front matter, and how it widens what runs ("": not at all; it
+    does if it has ``allowed-tools`` at all or a ``!`` span, as ``trust/widening.py`` counts it)."""
     fields, body = split_front_matter(file.data.decode("utf-8", "replace"))
     notes = [f"{file.shown}: unknown front matter key {key!r} ignored" for key in fields if key not in KNOWN_KEYS]
     rules, dropped = [], []
@@ -109,7 +109,9 @@ def _parse(file: ExtensionFile) -> tuple[CustomCommand, list[str], bool]:
     command = CustomCommand(file.stem, body.strip(), file.shown, str(fields.get("description") or "").strip(),
                             str(fields.get("argument_hint") or "").strip(), session_model(fields.get("model")),
                             tuple(dict.fromkeys(rules)), file.namespace, file.project)
-    return command, notes, "allowed_tools" in fields or SHELL_SPAN.search(body) is not None
+    widens = ("grants tools" if "allowed_tools" in fields
+              else "runs commands" if SHELL_SPAN.search(body) is not None else "")
+    return command, notes, widens
 
 
 def load_commands(project_root: Path, trust: TrustView) -> LoadedCommands:
@@ -132,8 +134,8 @@ def load_commands(project_root: Path, trust: TrustView) -> LoadedCommands:
         out.problems.extend(notes)
         if widens and not in_force(file, "command", trust):
             out.waiting.append(file.shown)
-            out.unloaded.setdefault(qualified, f"{file.shown} runs commands or grants tools and is not loaded "
-                                               "until this folder is trusted (`axon trust`)")
+            out.unloaded.setdefault(qualified, f"{file.shown} {widens} and is not loaded until this folder "
+                                               "is trusted (`axon trust`)")
             continue
         by_qualified[qualified] = command       # the later folder replaces the earlier one
     _by_name(out, by_qualified)
