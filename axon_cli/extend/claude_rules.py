@@ -8,8 +8,8 @@ an entry already in axon's words passes unchanged, and a Claude Code tool axon h
 for gives None (the caller says so and grants nothing for it). A bash rule is matched by the policy
 per simple command, so ``Bash(git add:*)`` never covers ``git add . && rm -rf /``.
 
-``TOOL_NAMES`` is the one table of names here (the hook contract keeps its own in
-``claude_vocab.py``; the two say the same).
+``TOOL_NAMES`` reads Claude Code's names from the hook contract's table (``claude_vocab.TOOLS``),
+plus the names that only go one way (``LS``, ``MultiEdit``, ``Agent``, ``WebSearch``).
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from axon_cli.extend.claude_vocab import TOOLS
+
 __all__ = ["TOOL_NAMES", "rule_of", "entries_of", "tool_of", "session_model", "MODEL_ALIASES"]
 
 TOOL_NAMES: dict[str, str] = {
-    "Bash": "bash", "Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "edit_file",
-    "Glob": "list_files", "LS": "list_files", "Grep": "search_files", "WebFetch": "web_fetch",
-    "WebSearch": "web_search", "TodoWrite": "todo_write", "Task": "task", "Agent": "task",
+    **{names.claude: tool for tool, names in TOOLS.items()},
+    "LS": "list_files", "MultiEdit": "edit_file", "Agent": "task", "WebSearch": "web_search",
 }
 FILE_TOOLS = {"read_file", "write_file", "edit_file", "list_files", "search_files"}
 # "inherit" and Claude's aliases name no model an arbitrary endpoint serves: the session's model runs

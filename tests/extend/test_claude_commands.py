@@ -73,10 +73,10 @@ def test_a_project_command_that_runs_shell_lines_waits_for_trust(tmp_path, homes
 
 
 def test_unknown_claude_tools_are_said_and_grant_nothing(tmp_path, homes):
-    write(tmp_path / ".claude" / "commands" / "x.md", "---\nallowed-tools: Read, KillShell, Bash(git log:*)\n---\nX\n")
+    write(tmp_path / ".claude" / "commands" / "x.md", "---\nallowed-tools: Read, NotebookEdit, Bash(git log:*)\n---\nX\n")
     loaded = load_commands(tmp_path, TrustEverything())
     assert loaded.commands["x"].allowed_tools == ("read_file", "bash(git log *)")
-    assert loaded.problems == [".claude/commands/x.md: allowed-tools KillShell: no such tool in axon, nothing granted"]
+    assert loaded.problems == [".claude/commands/x.md: allowed-tools NotebookEdit: no such tool in axon, nothing granted"]
 
 
 def test_shell_spans_run_in_place_with_arguments_but_never_from_arguments_or_output(tmp_path):

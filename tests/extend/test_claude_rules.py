@@ -31,7 +31,7 @@ def test_entries(value, expected):
     ("Read(//etc/hosts)", "read_file(/etc/hosts)"), ("Read(~/notes/*)", "read_file(~/notes/*)"),
     ("mcp__time", "mcp__time"), ("mcp__time__get_current_time", "mcp__time__get_current_time"),
     ("bash(make *)", "bash(make *)"), ("my_tool", "my_tool"),
-    ("KillShell", None), ("NotebookEdit", None),
+    ("KillShell", "kill_shell"), ("BashOutput", "bash_output"), ("NotebookEdit", None), ("SlashCommand", None),
 ])
 def test_rule_of(entry, rule):
     assert rule_of(entry) == rule
