@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from axon_cli.config import user_config_dir
-from axon_cli.prompts.frontmatter import as_list
-from axon_cli.prompts.skill_frontmatter import FrontMatterError, read_skill_front
+from axon_cli.prompts.frontmatter import FrontMatterError, as_list, read_front_matter
 from axon_cli.trust import TrustView, file_item
 
 __all__ = ["Skill", "LoadedSkills", "load_skills", "skill_dirs", "PROJECT_SKILL_DIRS", "MAX_SKILL_BYTES",
@@ -90,7 +89,7 @@ def _read(path: Path, shown: str) -> str:
 def _parse(path: Path, shown: str, project: bool, trust: TrustView) -> Skill | None:
     """The skill in ``path`` (None: hidden from the model); ``FrontMatterError`` when broken."""
     text = _read(path, shown)
-    fields, body = read_skill_front(text)
+    fields, body = read_front_matter(text)
     folder = path.parent
     name = str(fields.get("name") or folder.name).strip()
     if not _NAME.fullmatch(name):

@@ -314,11 +314,10 @@ def _command_shows(rel: str, data: bytes) -> str | None:
 
 
 def _skill_shows(rel: str, data: bytes) -> str | None:
-    from axon_cli.prompts.frontmatter import FrontMatterError
-    from axon_cli.prompts.skill_frontmatter import read_skill_front
+    from axon_cli.prompts.frontmatter import FrontMatterError, read_front_matter
 
     try:   # the same reader the skill loader uses
-        front, _body = read_skill_front(data.decode("utf-8", "replace"))
+        front, _body = read_front_matter(data.decode("utf-8", "replace"))
     except FrontMatterError:
         return None
     tools = front.get("allowed_tools")

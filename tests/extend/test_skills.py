@@ -10,11 +10,11 @@ import pytest
 from axon_cli.extend.skill_grants import claude_rule
 from axon_cli.extend.skill_tool import skill_list
 from axon_cli.extend.skills import Skill, _tool_list
-from axon_cli.prompts.skill_frontmatter import FrontMatterError, read_skill_front
+from axon_cli.prompts.frontmatter import FrontMatterError, read_front_matter
 
 
 def test_block_scalars_nested_maps_lists_and_quotes():
-    fields, body = read_skill_front(
+    fields, body = read_front_matter(
         "---\nname: build-slice\nallowed-tools: Read, Grep, Bash\ndescription: >\n  Run after a spec exists.\n"
         "  Implements one criterion.\n\n  Second paragraph.\nnotes: |\n  line one\n  line two\nmetadata:\n"
         "  short-description: Fix CI\n  version: \"1.0\"\ntags: [a, 'b c']\nsteps:\n  - one\n  - two\n"
@@ -31,7 +31,7 @@ def test_block_scalars_nested_maps_lists_and_quotes():
                                   '---\ndescription: "open\n---\n', "---\njust words\n---\n"])
 def test_unreadable_front_matter_is_an_error_naming_the_problem(text):
     with pytest.raises(FrontMatterError):
-        read_skill_front(text)
+        read_front_matter(text)
 
 
 def test_allowed_tools_in_both_spellings_and_claude_rules():
