@@ -27,6 +27,7 @@ from axon_cli.session.instructions import (
     InstructionReader,
     NestedInstructions,
     instruction_files,
+    user_instruction_files,
 )
 from axon_cli.tools.registry import ToolRegistry
 
@@ -68,7 +69,8 @@ def instructions_block(project_root: Path, cwd: Path | None = None, limit: int =
     """The instruction files' text, each under its path, each text once, capped at ``limit`` bytes
     in total (``instructions.py``)."""
     reader = reader or InstructionReader(project_root, limit)
-    loaded = [item for path in instruction_files(project_root, cwd) for item in reader.read(path)]
+    paths = [*user_instruction_files(), *instruction_files(project_root, cwd)]
+    loaded = [item for path in paths for item in reader.read(path)]
     parts = [f"### {item.shown}\n{item.text}" for item in loaded if item.text]
     if not parts:
         return ""

@@ -1,5 +1,7 @@
 """Instruction files: ``AGENTS.md``, ``AXON.md``, ``CLAUDE.md`` (also ``.claude/CLAUDE.md``) and
-``CLAUDE.local.md``, from the git root (else the project root) down to the working directory.
+``CLAUDE.local.md``, from the git root (else the project root) down to the working directory; before
+them the user's own (``user_instruction_files``): ``AGENTS.md`` in axon's config dir, and the files
+Claude Code and Codex users already keep (``~/.claude/CLAUDE.md``, ``~/.codex/AGENTS.md``).
 
 Each text reaches the model once: a file that is a symlink to one already read, a file with the
 same text as one already read, and an ``@path`` import of a file already read add nothing (a
@@ -27,7 +29,8 @@ from pathlib import Path
 from axon_cli.tools.builtin.files.tool import NESTED_INSTRUCTIONS  # the ToolContext.extra key
 
 __all__ = ["INSTRUCTION_NAMES", "MAX_INSTRUCTION_BYTES", "MAX_IMPORT_DEPTH", "Loaded", "InstructionReader",
-           "instruction_files", "folder_files", "git_root", "NestedInstructions", "NESTED_INSTRUCTIONS"]
+           "instruction_files", "user_instruction_files", "folder_files", "git_root", "NestedInstructions",
+           "NESTED_INSTRUCTIONS"]
 
 INSTRUCTION_NAMES = ("AGENTS.md", "AXON.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
 MAX_INSTRUCTION_BYTES = 32 * 1024
@@ -47,6 +50,16 @@ def git_root(start: Path) -> Path | None:
 
 def folder_files(folder: Path) -> list[Path]:
     return [folder / name for name in INSTRUCTION_NAMES if (folder / name).is_file()]
+
+
+def user_instruction_files() -> list[Path]:
+    """The user's own instruction files, for every project: axon's, then Claude Code's and Codex's
+    (``$CODEX_HOME`` if set), those that exist."""
+    from axon_cli.config import user_config_dir
+
+    codex_home = Path(os.environ["CODEX_HOME"]) if os.environ.get("CODEX_HOME") else Path.home() / ".codex"
+    places = [user_config_dir() / "AGENTS.md", Path.home() / ".claude" / "CLAUDE.md", codex_home / "AGENTS.md"]
+    return [path for path in places if path.is_file()]
 
 
 def instruction_files(project_root: Path, cwd: Path | None = None) -> list[Path]:
@@ -162,7 +175,10 @@ class InstructionReader:
             self.skipped.append(f"{label} a sensitive path, never read")
             return True
         inside = _within(real, self.top) and _within(lexical, self.top)
-        in_home = _within(real, Path.home().resolve()) and real.suffix.lower() == ".md"
+        from axon_cli.config import user_config_dir
+
+        in_home = real.suffix.lower() == ".md" and any(
+            _within(real, base.resolve()) for base in (Path.home(), user_config_dir()))
         if not (inside or in_home):
             self.skipped.append(f"{label} outside the project (only Markdown files in your home are read)")
             return True

@@ -159,3 +159,20 @@ def test_an_instruction_file_symlinked_to_a_secret_or_outside_is_not_sent(server
     sent = json.dumps([r.body for r in server.requests])
     assert "x = 1" in sent
     assert "AWS-CANARY-1" not in sent and "OUTSIDE-CANARY-2" not in sent
+
+
+def test_the_users_own_instruction_files_reach_every_project_once(server, run_axon, project):
+    home = project.parent / "home"
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    (home / ".claude" / "CLAUDE.md").write_text("USER-CLAUDE-RULE: answer in British English\n")
+    (home / ".codex").mkdir(exist_ok=True)
+    (home / ".codex" / "AGENTS.md").write_text("USER-CODEX-RULE: prefer pathlib\n")
+    (home / ".config" / "axon").mkdir(parents=True, exist_ok=True)
+    (home / ".config" / "axon" / "AGENTS.md").write_text("USER-CODEX-RULE: prefer pathlib\n")   # the same text
+    (project / "AGENTS.md").write_text("PROJECT-RULE: tabs\n")
+    server.add(text_reply("ok"))
+    assert run_axon("run", "hello").code == 0
+    context = first_context(server)
+    for marker in ("USER-CLAUDE-RULE", "USER-CODEX-RULE", "PROJECT-RULE"):
+        assert context.count(marker) == 1, marker
+    assert context.index("USER-CLAUDE-RULE") < context.index("PROJECT-RULE")    # the user's first, the project's last
