@@ -40,6 +40,7 @@ from axon_cli.session.transcript import (
     unreadable_sessions,
 )
 from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, TurnSnapshots
+from axon_cli.tools.builtin.shell.tool import SESSION_ENV_KEY
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext
@@ -212,6 +213,8 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     extensions.skill_grants.policy = policy
     callbacks.turn_end.append(extensions.skill_grants.revoke)   # a skill's allowed-tools last one turn
     hook_context = extensions.start_session("resume" if resumed is not None else "startup")
+    if extensions.hooks is not None:
+        ctx.extra[SESSION_ENV_KEY] = extensions.hooks.session_env   # CLAUDE_ENV_FILE's variables for bash
     for line in extensions.notices:   # broken extension files, failing SessionStart hooks
         bus(Notice(message=line))
     agent = build_agent(settings, registry, dispatcher, llm, emit=bus, protocol=protocol,

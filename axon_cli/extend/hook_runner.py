@@ -69,6 +69,7 @@ class HookRunner:
         self.mode: Callable[[], str] = lambda: "default"           # axon's permission mode now
         self.transcript_path = project_root / ".axon" / "sessions" / f"{session_id}.claude.jsonl"
         self.before_run: Callable[[], None] = lambda: None         # brings the transcript up to date
+        self.env_file: Path | None = None                          # CLAUDE_ENV_FILE, for SessionStart hooks
 
     def has(self, event: str) -> bool:
         return bool(self.hooks.get(event))
@@ -109,6 +110,8 @@ class HookRunner:
         run_id = uuid.uuid4().hex
         env = {**command_env(), "AXON_PROJECT_DIR": str(self.project_root),
                "CLAUDE_PROJECT_DIR": str(self.project_root), "AXON_HOOK_EVENT": event, RUN_MARKER: run_id}
+        if event == "SessionStart" and self.env_file is not None:
+            env["CLAUDE_ENV_FILE"] = str(self.env_file)
         with contextlib.ExitStack() as stack:
             try:
                 argv = [shell_path(), "-c", hook.command]

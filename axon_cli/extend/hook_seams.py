@@ -57,6 +57,7 @@ class UserHooks:
         self.runner = runner
         self.emit = emit
         self.halt_reason: str | None = None     # a hook said continue: false
+        self.session_env: dict[str, str] = {}    # what SessionStart hooks wrote to CLAUDE_ENV_FILE
 
     def attach(self, messages: Callable[[], list[dict[str, Any]]], mode: Callable[[], str]) -> None:
         """The conversation (copied to ``transcript_path`` before each hook runs) and the permission mode."""
@@ -164,8 +165,13 @@ class UserHooks:
         (the session is being built: nobody listens to events yet)."""
         if not self.runner.has("SessionStart"):
             return "", []
+        from axon_cli.extend.session_env import env_file, read_env_file
+        from axon_cli.tools.builtin.shell.processes import command_env
+
         try:
+            self.runner.env_file = env_file(self.runner.session_id)
             result = self.runner.run("SessionStart", {"source": source})
+            self.session_env = read_env_file(self.runner.env_file, command_env())
         except Exception as e:
             log.exception("running SessionStart hooks failed")
             return "", [f"SessionStart hooks could not run: {type(e).__name__}: {e}"]

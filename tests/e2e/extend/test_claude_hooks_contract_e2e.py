@@ -139,3 +139,20 @@ def test_user_claude_settings_hooks_run_without_trust(server, run_axon, project,
     ran = run_axon("run", "go", "--yes")
     assert ran.code == 0, ran.stderr
     assert (project / "user-ran.txt").read_text() == "user-hook\n"
+
+
+def test_claude_env_file_sets_variables_for_later_bash_calls_and_never_runs_a_line(server, run_axon, project,
+                                                                                  tmp_path):
+    canary = tmp_path / "sourced-canary"
+    hook = tmp_path / "env_hook.sh"
+    hook.write_text('echo "export TOOL_HOME=/opt/tool" >> "$CLAUDE_ENV_FILE"\n'
+                    'echo \'export PATH="$PATH:/opt/tool/bin"\' >> "$CLAUDE_ENV_FILE"\n'
+                    f'echo "export SNEAKY=\\$(touch {canary})" >> "$CLAUDE_ENV_FILE"\n'
+                    f'echo "touch {canary}" >> "$CLAUDE_ENV_FILE"\n')
+    settings(project, {"SessionStart": [("", f"bash {hook}")]})
+    server.add(tool_reply(("bash", {"command": 'printf "%s|%s" "$TOOL_HOME" "$PATH" > env.txt'})), text_reply("done"))
+    ran = run_axon("run", "go", "--yes", env=TRUSTED)
+    assert ran.code == 0, ran.stderr
+    tool_home, path = (project / "env.txt").read_text().split("|")
+    assert tool_home == "/opt/tool" and path.endswith(":/opt/tool/bin") and len(path) > len(":/opt/tool/bin")
+    assert not canary.exists()              # the file is read, never sourced: no line of it runs

@@ -36,9 +36,11 @@ from axon_cli.tools.calls import CallFacts
 from axon_cli.tools.schema import model_schema
 from axon_cli.tools.spec import CallEnv, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
 
-__all__ = ["build_tools", "BashInput", "bash_spec", "run_command", "sandbox_mode", "MAX_TIMEOUT", "MAX_RESULT_CHARS"]
+__all__ = ["build_tools", "BashInput", "bash_spec", "run_command", "sandbox_mode", "MAX_TIMEOUT", "MAX_RESULT_CHARS",
+           "SESSION_ENV_KEY"]
 
 MAX_TIMEOUT = 600.0
+SESSION_ENV_KEY = "session_env"   # ToolContext.extra: variables SessionStart hooks set (extend/session_env.py)
 MAX_RESULT_CHARS = 30_000
 FOOTER_RESERVE = 100        # room kept for the last line (exit code / timeout) within the budget
 READ_ONLY_MODES = ("read-only", "plan")   # permission modes whose commands run in the read-only sandbox
@@ -66,6 +68,7 @@ def run_command(command: str, ctx: ToolContext, timeout: float, status: SandboxS
     ctx.check_cancelled()
     run_id = uuid.uuid4().hex
     env = command_env()
+    env.update(ctx.extra.get(SESSION_ENV_KEY) or {})      # what SessionStart hooks set (CLAUDE_ENV_FILE)
     env[RUN_MARKER] = run_id
     mode = sandbox_mode(status, str(getattr(ctx.settings, "mode", "")), ctx.call)
     hide = list(getattr(ctx.settings, "sandbox_hide", None) or [])
