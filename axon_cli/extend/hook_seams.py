@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.events import ApprovalRequested, EventSink, Notice
-from axon_cli.extend.claude_vocab import to_claude, tool_response
+from axon_cli.extend.claude_vocab import from_claude, to_claude, tool_response
 from axon_cli.extend.hook_reply import HookReply, HookResult
 from axon_cli.extend.hook_runner import HookRunner
 from axon_cli.loop.callbacks import PromptVerdict
@@ -119,11 +119,16 @@ class UserHooks:
         if stopped is not None:
             return HookVerdict("deny", stopped.stop_reason or "a PreToolUse hook stopped the agent",
                                self._source(stopped))
+        updated = result.updated_input()
+        changed = None
+        if updated is not None:
+            changed = {**args, **from_claude(tool, args, updated, self.runner.project_root)}
         for decision in ("deny", "ask", "allow"):
             reply = result.first(decision)
             if reply is not None:
-                return HookVerdict(reply.decision, reply.reason, self._source(reply))  # type: ignore[arg-type]
-        return None
+                return HookVerdict(reply.decision, reply.reason, self._source(reply),  # type: ignore[arg-type]
+                                   None if decision == "deny" else changed)
+        return HookVerdict("none", "", "PreToolUse hook", changed) if changed is not None else None
 
     def after_tool(self, call_id: str, tool: str, args: dict[str, Any], result: str) -> str | None:
         fields = {**self._call(tool, args, call_id),

@@ -152,7 +152,15 @@ class Dispatcher:
             return self._fail(call, started, f"Error: the arguments of {call.name} could not be read.", args)
         described = self._describe(spec, known.tool_input)
         self._begin(call, args, described)
-        decision = self.gate.decide(call.id, spec, known.tool_input, args, described, known.facts)
+        verdict = self.gate.hook_verdict(call.id, spec, args)
+        if verdict is not None and verdict.updated_input is not None:     # a hook rewrote the input
+            call = ToolCall.of(call.id, call.name, verdict.updated_input, call.source)
+            args, known = verdict.updated_input, prepared(self.registry, call)
+            if known is None:
+                return self._fail(call, started, f"Error: a PreToolUse hook changed the arguments of {spec.name} "
+                                  "into ones that are not valid for it; the call did not run.", args)
+            described = self._describe(spec, known.tool_input)
+        decision = self.gate.decide(call.id, spec, known.tool_input, args, described, known.facts, verdict)
         if decision.behavior != "allow":
             return self._fail(call, started, decision.reason, args, decision)
         return Prepared(call, spec, known.tool_input, args, decision, started, known.facts)

@@ -26,7 +26,7 @@ from axon_cli.events import (
 from axon_cli.permissions.base import Decision, PermissionPolicy
 from axon_cli.tools.calls import CallFacts
 from axon_cli.tools.spec import ToolContext, ToolSpec
-from axon_cli.tools.tool_hooks import ToolHooks, combine
+from axon_cli.tools.tool_hooks import HookVerdict, ToolHooks, combine
 
 __all__ = ["PermissionGate"]
 
@@ -43,17 +43,20 @@ class PermissionGate:
         self.emit = emit
         self.mask = mask
 
+    def hook_verdict(self, call_id: str, spec: ToolSpec[Any], args: dict[str, Any]) -> HookVerdict | None:
+        """What the user's PreToolUse hooks say of the call (None: no hooks, or none decided)."""
+        return self.hooks.before_tool(call_id, spec.name, args) if self.hooks is not None else None
+
     def decide(self, call_id: str, spec: ToolSpec[Any], tool_input: BaseModel, args: dict[str, Any],
-               summary: str, facts: CallFacts | None = None) -> Decision:
+               summary: str, facts: CallFacts | None = None, verdict: HookVerdict | None = None) -> Decision:
         """The final allow/deny for one validated call: the policy (reading the call's ``facts``,
-        computed once), then the approver if it asks."""
+        computed once) with the hooks' ``verdict`` (``hook_verdict``), then the approver if it asks."""
         try:
             decision = self.policy.check(spec, tool_input, self.ctx, facts=facts)
         except Exception as e:   # a policy bug must not run the call
             log.exception("permission check failed")
             decision = Decision("deny", f"permission check failed: {e}", "error")
-        if self.hooks is not None:
-            decision = combine(decision, self.hooks.before_tool(call_id, spec.name, args))
+        decision = combine(decision, verdict)
         final = decision
         if decision.behavior == "ask":
             final = self._ask(call_id, spec, tool_input, args, decision, summary)

@@ -6,6 +6,8 @@ hooks of config.toml. How a hook's verdict combines with the permission policy (
 - a hook ``deny`` (or exit 2) beats everything, allow rules included;
 - a deny from the policy (a deny rule, read-only mode) stays a deny whatever a hook says;
 - a hook ``ask`` makes the approver ask even where the policy would allow;
+- a hook's ``updatedInput`` replaces the call's input before any of this: the call is validated,
+  its facts computed and the policy asked again for the input that will run (``Dispatcher.prepare``);
 - a hook ``allow`` answers a question the *mode* would ask, but not an ask rule nor the
   sensitive-path floor (the user wrote those down, or they protect secrets), nor whether a call may
   leave the ``auto`` sandbox (only the user's answer, ``--yes``, an allow rule or ``yolo`` do):
@@ -26,9 +28,10 @@ HOOK_BLOCKED = "Blocked by a PreToolUse hook"
 
 @dataclass(frozen=True)
 class HookVerdict:
-    decision: Literal["allow", "deny", "ask"]
+    decision: Literal["allow", "deny", "ask", "none"]     # "none": no decision, only ``updated_input``
     reason: str = ""
     source: str = "PreToolUse hook"     # which hook decided (command and config file)
+    updated_input: dict[str, Any] | None = None   # ``updatedInput`` in axon's names: the call runs with it
 
 
 class ToolHooks(Protocol):
@@ -49,7 +52,7 @@ def _hook_may_allow(decision: Decision) -> bool:
 
 def combine(decision: Decision, verdict: HookVerdict | None) -> Decision:
     """The policy's decision after the hooks had their say (see the module docstring)."""
-    if verdict is None or decision.behavior == "deny":
+    if verdict is None or verdict.decision == "none" or decision.behavior == "deny":
         return decision
     if verdict.decision == "deny":
         why = verdict.reason or "no reason given"

@@ -156,3 +156,46 @@ def test_claude_env_file_sets_variables_for_later_bash_calls_and_never_runs_a_li
     tool_home, path = (project / "env.txt").read_text().split("|")
     assert tool_home == "/opt/tool" and path.endswith(":/opt/tool/bin") and len(path) > len(":/opt/tool/bin")
     assert not canary.exists()              # the file is read, never sourced: no line of it runs
+
+
+def _rewrite(project, tmp_path, matcher: str, updated: dict, decision: str | None = "allow") -> None:
+    specific = {"hookEventName": "PreToolUse", "updatedInput": updated}
+    if decision:
+        specific["permissionDecision"] = decision
+    hook = tmp_path / f"rewrite_{matcher}.py"
+    hook.write_text(f"import json, sys\njson.load(sys.stdin)\nprint(json.dumps({{'hookSpecificOutput': {specific!r}}}))\n")
+    settings(project, {"PreToolUse": [(matcher, f"python3 {hook}")]})
+
+
+def test_updated_input_replaces_the_call_and_the_policy_sees_the_new_one(server, run_axon, project, tmp_path):
+    (project / "data").mkdir()
+    (project / "data" / "keep.txt").write_text("precious\n")
+    _rewrite(project, tmp_path, "Bash", {"command": "echo rewritten > note.txt"})
+    server.add(tool_reply(("bash", {"command": "rm -rf data"})), text_reply("done"))
+    assert run_axon("run", "clean up", env=TRUSTED).code == 0          # no --yes
+    assert (project / "data" / "keep.txt").read_text() == "precious\n"
+    assert (project / "note.txt").read_text() == "rewritten\n"
+
+
+def test_updated_input_in_claude_names_writes_where_the_hook_says(server, run_axon, project, tmp_path):
+    _rewrite(project, tmp_path, "Write", {"file_path": str(project / "docs" / "moved.md"), "content": "B\n"}, None)
+    (project / "docs").mkdir()
+    server.add(tool_reply(("write_file", {"path": "a.md", "content": "A\n"})), text_reply("done"))
+    assert run_axon("run", "write", "--yes", env=TRUSTED).code == 0
+    assert (project / "docs" / "moved.md").read_text() == "B\n" and not (project / "a.md").exists()
+
+
+def test_updated_input_that_is_not_valid_runs_nothing(server, run_axon, project, tmp_path):
+    _rewrite(project, tmp_path, "Bash", {"command": 42})
+    server.add(tool_reply(("bash", {"command": "touch made.txt"})), text_reply("done"))
+    assert run_axon("run", "go", "--yes", env=TRUSTED).code == 0
+    assert not (project / "made.txt").exists()
+    assert "not valid" in tool_results(server.requests[1])[0]
+
+
+def test_a_rewrite_into_a_destructive_command_still_meets_the_policy(server, run_axon, project, tmp_path):
+    (project / "keep.txt").write_text("precious\n")
+    _rewrite(project, tmp_path, "Bash", {"command": "rm keep.txt"}, None)     # no decision: the policy decides
+    server.add(tool_reply(("bash", {"command": "ls"})), text_reply("done"))
+    assert run_axon("run", "list", env=TRUSTED).code == 0                  # headless, no --yes: asks → refused
+    assert (project / "keep.txt").read_text() == "precious\n"
