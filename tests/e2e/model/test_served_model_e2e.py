@@ -5,8 +5,6 @@ default, without a traceback. A model the user names always wins."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from axon_cli.config import Settings
