@@ -175,10 +175,12 @@ def config_cmd(model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL,
     """Print the effective settings and where each value came from."""
     def body() -> None:
         from axon_cli.model.local_defaults import apply_local_defaults
+        from axon_cli.model.served_model import choose_served_model
         from axon_cli.reports.trust import waiting_lines
         from axon_cli.trust.widening import CONFIG
 
         loaded = _settings(_project_root(), model=model, base_url=base_url, mode=mode)
+        choose_served_model(loaded)      # no model set: the endpoint's only one, as a run would
         apply_local_defaults(loaded)     # what a run would use on a local endpoint
         data = loaded.settings.model_dump()
         for key, value in data.items():

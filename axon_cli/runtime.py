@@ -19,6 +19,7 @@ from axon_cli.extend.wiring import Extensions, add_task_tool, load_extensions
 from axon_cli.loop.agent import Agent
 from axon_cli.model.llm import LLMClient
 from axon_cli.model.local_defaults import start_local_defaults
+from axon_cli.model.served_model import choose_served_model
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.permissions.decision_context import Containment
 from axon_cli.protocols.builtin import configure as configure_protocol
@@ -170,6 +171,7 @@ def current_mode(policy: PermissionPolicy, settings: Settings) -> str:
 def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver,
                   session_id: str | None = None, messages: list[dict[str, Any]] | None = None,
                   resumed: LoadedTranscript | None = None) -> Runtime:
+    choose_served_model(loaded)                   # no model set: the endpoint's only one, if it lists one
     server_asked = start_local_defaults(loaded)   # a loopback/private endpoint: local defaults for what is unset
     settings = loaded.settings
     sandbox = resolve_sandbox(settings.sandbox)      # an explicit sandbox that cannot work: exit 1 now

@@ -2,7 +2,8 @@
 a reply without tool calls that shows a command or says "let me run…" gets one reminder of how to
 call tools, with the call it meant written out in the protocol's own form: the command from its
 ```bash block, a read_file of a project file it names and has not read, or a skeleton of the tool
-it names. A genuine final answer is never nagged twice, and prose alone is never nagged. The
+it names. A command that deletes or overwrites something (``destructive``) is never written out.
+A genuine final answer is never nagged twice, and prose alone is never nagged. The
 wording is in ``prompts/guidance_nudges.md``; the protocol's call hint comes from ``protocols``.
 """
 
@@ -12,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from axon_cli.guidance.destructive import destroys
 from axon_cli.prompts import load_sections
 from axon_cli.protocols.interface import NATIVE_HINT, TEXT_HINT
 from axon_cli.tools.registry import ToolRegistry
@@ -106,7 +108,7 @@ class Nudger:
         if shell and reg.is_active("bash"):
             lines = [ln.strip().removeprefix("$ ") for ln in shell.group(1).splitlines()]
             command = _unwrap(next((ln for ln in lines if ln and not ln.startswith("#")), ""))
-            if command:
+            if command and not destroys(command):   # never hand back a command that deletes or overwrites
                 return "bash", {"command": command}
         files = self._files(content)
         unread = [f for f in files if self.ctx is not None and self.ctx.file_state.get(self.ctx.resolve(f)) is None]

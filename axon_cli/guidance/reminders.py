@@ -31,8 +31,26 @@ import re
 from pathlib import Path
 from typing import Any
 
+from axon_cli.guidance.phrases import (
+    BARE_DONE,
+    CLAIM_DONE,
+    CLAIM_MINE,
+    CODE_CHANGE_VERBS,
+    GENERAL_NAME,
+    HOW_TO,
+    NO_CHANGE_NEEDED,
+    NOT_A_REQUEST,
+    PROJECT_QUESTION,
+    REPORTS_OUTPUT,
+    RUN_WORDS,
+    SAYS_MISSING,
+    SAYS_NO_CHANGE,
+    TO_USER_COMMAND,
+    asks_back,
+    asks_for_value,
+)
 from axon_cli.guidance.targets import DELETE_VERBS, TaskTargets, file_mentions
-from axon_cli.guidance.values import COUNTING, Seen, unseen_values
+from axon_cli.guidance.values import Seen, unseen_values
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.prompts import load_sections
 from axon_cli.protocols.callfacts import read_only_call
@@ -43,7 +61,7 @@ from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 from axon_cli.turn import UserTurn
 
-__all__ = ["AnswerChecks", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
+__all__ = ["AnswerChecks", "CHECKS", "file_mentions", "GROUND", "GROUND_LIST", "CLAIMED",
            "HANDED_OVER", "UNFINISHED", "NOT_THERE", "UNSEEN", "NO_ANSWER", "CLAIM_MINE", "CLAIM_DONE", "CHANGE_TASK"]
 
 
@@ -58,34 +76,8 @@ UNSEEN = _TEXT["unseen"]
 HANDED_OVER = _TEXT["handed-over"]
 ANY_TOOL = _TEXT["any-tool"]
 
-_CHANGE = (r"(?:created|changed|modified|updated|deleted|removed|added|fixed|wrote|written|saved|renamed|"
-           r"replaced|edited|corrected|appended|inserted|implemented|refactored|moved)")
-_I = r"\bI(?:'ve|\s+have|\s+just)?\s+(?:(?:now|just|successfully|also|already|then|first)\s+)*"
-CLAIM_MINE = re.compile(      # "I created …": a claim whatever the task
-    rf"{_I}{_CHANGE}\b(?!\s+(?:nothing|anything|no\b))"
-    rf"|{_I}(?:ran|executed|tested)\b|\bI(?:'ve|\s+have)\s+(?:(?:now|just|successfully|also|already)\s+)*run\b",
-    re.I)
-CLAIM_DONE = re.compile(      # "… has been added", "Created x": a claim when the task asked for work
-    rf"\b(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?(?:{_CHANGE}|run|executed)\b"
-    rf"|\b(?:is|are)\s+now\s+{_CHANGE}\b|\bsuccessfully\s+{_CHANGE}\b"
-    r"|\b(?:all\s+)?(?:the\s+)?tests\s+(?:now\s+)?pass(?:ed)?\b"
-    r"|^\s*(?:Done[.!:,]?\s+)?(?:Created|Updated|Fixed|Deleted|Removed|Added|Wrote|Modified|Changed|Saved)"
-    r"\s+[`'\"]?[\w./-]+[`'\"]?", re.I | re.M)
-_RUN_WORDS = re.compile(r"\b(?:ran|run|executed|tested|tests?\s+(?:now\s+)?pass(?:ed)?)\b", re.I)
-TO_USER_COMMAND = re.compile(
-    r"\b(?:use|run|execute|try|type|enter)\s+the\s+following\s+(?:commands?|code|script|call)\b"
-    r"|\byou\s+(?:can|could|should|need\s+to|must)\s+(?:now\s+)?run\b", re.I)
-PROJECT_QUESTION = re.compile(
-    r"\b(?:this|my|our|current)\s+(?:project|repo|repository|codebase|code\s?base|directory|folder|workspace)\b"
-    r"|\bthe\s+(?:repo|repository|codebase|code\s?base)\b"
-    r"|\bfiles?\s+(?:are\s+)?(?:here|in\s+(?:here|this|the\s+current))\b", re.I)
+CHECKS = ("ground", "claim", "handed", "unfinished", "target", "unseen", "bare")
 
-SAYS_NO_CHANGE = re.compile(
-    r"\b(?:(?:changed|modified|edited)\s+nothing|(?:did|have|has)\s+not\s+(?:been\s+)?(?:change|modif|edit)\w*"
-    r"|no\s+(?:change|edit)s?\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:needed|necessary|required|made)"
-    r"|(?:is|are)\s+already\b)", re.I)
-BARE_DONE = re.compile(r"^\W*(?:the\s+)?task\s+(?:is|has\s+been)\s+(?:now\s+|already\s+)*(?:complete|completed|"
-                       r"done|finished)\W*$", re.I)
 
 class AnswerChecks:
     """One user turn's grounding checks; ``check`` answers with a reminder or None."""
@@ -126,24 +118,30 @@ class AnswerChecks:
                 self.changed = True
 
     def check(self, answer: str) -> str | None:
-        if not answer.strip() or not self.registry.active():
-            return None
-        for name, reminder in (("ground", self._ground), ("claim", self._claim), ("handed", self._handed),
-                               ("unfinished", self._unfinished), ("target", self._target), ("unseen", self._unseen), ("bare", self._bare)):
+        """The first reminder (in ``CHECKS`` order) not yet sent this turn that fits ``answer``, or None."""
+        for name in CHECKS:
             if name in self.sent:
                 continue
-            text = reminder(answer)
+            text = self.evaluate(name, answer)
             if text:
                 self.sent.add(name)
                 return text
         return None
 
+    def evaluate(self, name: str, answer: str) -> str | None:
+        """What the check ``name`` would send back for ``answer``, or None; it records nothing (the
+        corpus measures each check on its own this way)."""
+        if not answer.strip() or not self.registry.active():
+            return None
+        return getattr(self, f"_{name}")(answer)  # type: ignore[no-any-return]
+
     # -- the checks ------------------------------------------------------------------------------
     def _ground(self, answer: str) -> str | None:
-        if self.called:
-            return None
+        if self.called or NOT_A_REQUEST.search(self.asked) or asks_back(answer):
+            return None          # thanks name files without asking; a question back waits for the user
         attached = self.turn.attached_paths      # @path attachments are already looked at
-        names = [n for n in file_mentions(self.asked) if n not in attached]
+        general = {m.group(1) for m in GENERAL_NAME.finditer(self.asked)}   # "what is a Makefile for?"
+        names = [n for n in file_mentions(self.asked) if n not in attached and n not in general]
         path = next(iter(self._existing(names)), None)
         if path is not None and self.registry.is_active("read_file") and self.ctx.resolve(path).is_file():
             self.reason = f"the model answered without looking; reminded it to read {path} first"
@@ -159,11 +157,13 @@ class AnswerChecks:
         """A claim of a change with no successful change, or of a run with no successful command.
         Impersonal forms ("… has been added") count only for a task that is not a question: an
         answer about a project's history says such things truthfully."""
+        if "```" in answer and not self.targets.targets and not file_mentions(self.asked):
+            return None     # "I added type hints" to the code in the reply itself
         claims = [*CLAIM_MINE.finditer(answer)]
         if not QUESTION.search(self.message.strip()):
             claims += CLAIM_DONE.finditer(answer)
         what = next((m.group(0).strip() for m in claims
-                     if not (self.ran if _RUN_WORDS.search(m.group(0)) else self.changed)), None)
+                     if not (self.ran if RUN_WORDS.search(m.group(0)) else self.changed)), None)
         if what is None:
             return None
         self.reason = "the model claimed work that no tool call did; told it nothing was changed yet"
@@ -174,7 +174,7 @@ class AnswerChecks:
         tool = re.search(r"\b(?:you|user)\s+(?:can|could|should|may|need to|must)\s+(?:call|use|run|invoke)\s+"
                          r"(?:the\s+)?[`'\"]?(" + "|".join(map(re.escape, names)) + r")\b", answer, re.I) \
             if names else None
-        command = TO_USER_COMMAND.search(answer) and not QUESTION.search(self.message.strip())
+        command = TO_USER_COMMAND.search(answer) and not QUESTION.search(self.asked) and not HOW_TO.search(self.asked)
         if not tool and not command:
             return None
         self.reason = "the model told the user to do a step itself; reminded it that it has the tools"
@@ -184,8 +184,14 @@ class AnswerChecks:
         wanted = CHANGE_TASK.search(self.asked)
         if self.changed or self.denied or wanted is None or not is_change_task(self.asked):
             return None     # a change the user or the rules denied is the model's to explain, not to retry
-        self.reason = "the task asks for a change and nothing was changed; told the model to do it"
         unmet = self.targets.unmet()
+        gone = unmet is not None and unmet[1] in DELETE_VERBS and SAYS_MISSING.search(answer)
+        if (NO_CHANGE_NEEDED.search(answer) and not gone) or asks_back(answer):
+            return None     # "there is nothing to remove", "which file?": the model's to say (unless
+                            # it says a file to delete is missing, and the file is there)
+        if not self.targets.targets and (wanted.group(1).lower() not in CODE_CHANGE_VERBS or "```" in answer):
+            return None     # "write a regex", "create an example": answered in the reply itself
+        self.reason = "the task asks for a change and nothing was changed; told the model to do it"
         hint = self._step(unmet[1], unmet[2]) if unmet else self.hint or ANY_TOOL
         return UNFINISHED.format(verb=wanted.group(1).lower(), hint=hint)
 
@@ -217,9 +223,9 @@ class AnswerChecks:
 
     def _unseen(self, answer: str) -> str | None:
         """A question answered with a value that no tool result of this turn shows (``values``)."""
-        if not self.called or not QUESTION.search(self.asked) or COUNTING.search(self.asked):
+        if not self.called or not asks_for_value(self.asked):
             return None
-        values = unseen_values(answer, self.message, self.seen)
+        values = unseen_values(answer, self.message, self.seen, output=bool(REPORTS_OUTPUT.search(self.asked)))
         if not values:
             return None
         self.reason = f"the answer's value ({values[0]}) is in no tool result; asked the model to check it"

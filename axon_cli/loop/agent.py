@@ -30,6 +30,7 @@ from axon_cli.events import (
     Usage,
 )
 from axon_cli.loop.callbacks import AgentCallbacks, TurnHooks
+from axon_cli.loop.echo import Notes
 from axon_cli.loop.guide import TurnGuide, choose_guide
 from axon_cli.loop.images import accepts_images, attach_images
 from axon_cli.loop.results import RunResult
@@ -73,6 +74,7 @@ class Agent:
         self._system_prompt = system_prompt
         self._context = context
         self.messages: list[dict[str, Any]] = list(messages or [])
+        self.notes = Notes()                  # axon's own notes in this turn: never the answer
         if not self.messages:
             self.append({"role": "system", "content": self.system_prompt()})
         self.turns_total = 0
@@ -96,8 +98,10 @@ class Agent:
         system prompt and the tool schemas stay a prefix the server can cache between runs."""
         return with_context(self.messages, self.project_context())
 
-    def append(self, message: dict[str, Any]) -> None:
+    def append(self, message: dict[str, Any], note: bool = True) -> None:   # note: a user message is axon's
         self.messages.append(message)
+        if note:
+            self.notes.add(message)
         self.callbacks.on_message(message)
 
     def close(self) -> None:
@@ -118,9 +122,10 @@ class Agent:
             self.emit(TurnComplete(result=why, num_turns=0, stop_reason="error"))
             return RunResult(why, "error", 0, error=why)
         self.callbacks.on_user_turn(turn)
-        self.append({"role": "user", "content": message})
+        self.notes.clear()
+        self.append({"role": "user", "content": message}, note=False)
         if verdict is not None and verdict.context:
-            self.append({"role": "user", "content": verdict.context})
+            self.append({"role": "user", "content": verdict.context}, note=False)
         result = self._run_loop(limit, turn)
         self.emit(TurnComplete(result=result.result, num_turns=result.num_turns, stop_reason=result.stop_reason))
         self.callbacks.after_turn(self, result)
@@ -155,13 +160,14 @@ class Agent:
                         self.append({"role": "user", "content": CONTINUE_PROMPT})
                         continue
                     answer = "".join(continued) + turn.content
-                    nudge = self.guide.after_reply(answer)   # empty reply, "let me run…", an ungrounded answer
-                    if (why := self.guide.stop_reason()) is not None:
+                    # axon's own note echoed as the answer; else empty reply, "let me run…", an ungrounded answer
+                    nudge = self.notes.sent_back(answer) or self.guide.after_reply(answer)
+                    if (why := self.notes.stop_reason() or self.guide.stop_reason()) is not None:
                         self.emit(Error(message=why))
                         return RunResult(why, "error", turns, error=why)
                     if nudge:
                         continued.clear()
-                        self.emit(Notice(message=self.guide.reason))
+                        self.emit(Notice(message=self.notes.reason or self.guide.reason))
                         self.append({"role": "user", "content": nudge})
                         continue
                     go_on = self.turn_hooks.about_to_stop(answer, sent_back) if self.turn_hooks else None

@@ -39,8 +39,11 @@ __all__ = ["LLMClient", "AssistantTurn", "SessionUsage", "OPTIONAL_PARAMS"]
 log = logging.getLogger("axon.llm")
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 OPTIONAL_PARAMS = ("stream_options", "tool_choice", "parallel_tool_calls", "stop")
-_CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens",
-                  "prompt is too long", "context window", "n_ctx")
+# how servers say a request is longer than the context: OpenAI and vLLM ("maximum context length",
+# context_length_exceeded), llama.cpp ("exceeds the available context size", exceed_context_size_error),
+# llama-cpp-python ("Requested tokens (…) exceed context window of …"), Anthropic-style ("prompt is too long")
+_CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens", "prompt is too long",
+                  "context window", "n_ctx", "context size", "exceed_context", "exceeds the context")
 
 
 class _NoStream(Exception):
@@ -302,7 +305,7 @@ class LLMClient:
         if status == 404:
             return LLMError(f"HTTP 404 from the endpoint: {message} (check --model "
                             f"'{self.settings.model}' and --base-url)")
-        low = message.lower()
+        low = f"{message} {_error_kind(e)}".lower()
         if status in (400, 413) and any(w in low for w in _CONTEXT_WORDS):
             return ContextTooLong(f"the request is longer than the model's context (HTTP {status}: {message})")
         return LLMError(f"HTTP {status} from the endpoint: {message}")
@@ -360,3 +363,10 @@ def _replay(turn: AssistantTurn, on_text: Callable[[str], None] | None,
 
 def _null_call_content(message: dict[str, Any]) -> bool:
     return message.get("role") == "assistant" and message.get("content") is None and bool(message.get("tool_calls"))
+
+
+def _error_kind(e: Any) -> str:
+    """The ``type`` and ``code`` of an error body (``exceed_context_size_error``), or ""."""
+    body = getattr(e, "body", None)
+    err = body.get("error", body) if isinstance(body, dict) else None
+    return " ".join(str(err.get(k) or "") for k in ("type", "code")) if isinstance(err, dict) else ""

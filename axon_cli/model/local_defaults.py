@@ -18,15 +18,14 @@ the source of each value, and the ones set here say where they came from.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
 from axon_cli.config import LoadedSettings
 from axon_cli.model.endpoints import is_local_endpoint
+from axon_cli.model.served_model import get_json, models_listing
 
 __all__ = ["is_local_endpoint", "apply_local_defaults", "start_local_defaults", "probe_context_window", "LOCAL_DEFAULTS",
            "PROBE_TIMEOUT", "LOCAL_SOURCE", "SERVER_SOURCE"]
@@ -96,14 +95,14 @@ def probe_context_window(base_url: str, api_key: str | None, model: str,
                          timeout: float = PROBE_TIMEOUT) -> tuple[int, str] | None:
     """The context size the server reports and where it said so, or None."""
     base = base_url.rstrip("/")
-    models = _get_json(f"{base}/models", api_key, timeout)
+    models = models_listing(base, api_key, timeout)      # asked once: the model choice read it too
     entry = _model_entry(models, model)
     for key in _MODEL_KEYS:
         n = _int(entry.get(key)) or _int((entry.get("meta") or {}).get(key))
         if n:
             return n, f"/models {key}"
     root = base[:-3] if base.endswith("/v1") else base
-    props = _get_json(f"{root}/props", api_key, timeout)
+    props = get_json(f"{root}/props", api_key, timeout)
     n = _int(((props or {}).get("default_generation_settings") or {}).get("n_ctx")) if isinstance(props, dict) \
         else None
     if n:
@@ -119,19 +118,6 @@ def _model_entry(models: Any, model: str) -> dict[str, Any]:
     if named:
         return named[0]
     return entries[0] if len(entries) == 1 else {}
-
-
-def _get_json(url: str, api_key: str | None, timeout: float) -> Any:
-    headers = {"Accept": "application/json"}
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
-    try:
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))   # a local server: no proxy
-        with opener.open(urllib.request.Request(url, headers=headers), timeout=timeout) as resp:
-            return json.loads(resp.read(1_000_000))
-    except Exception as e:   # no answer, not JSON, an error status: the server did not say
-        log.debug("asking %s for the context size: %s", url, e)
-        return None
 
 
 def _int(value: Any) -> int | None:

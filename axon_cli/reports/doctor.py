@@ -134,8 +134,14 @@ def config_lines(loaded: LoadedSettings) -> list[str]:
 
 
 def run_doctor(loaded: LoadedSettings, root: Path, echo: Callable[[str], None]) -> int:
+    from axon_cli.model.served_model import choose_served_model
+
     settings = loaded.settings
-    checks = [check_endpoint(settings), check_sandbox(settings, root), check_ripgrep(), check_trust(loaded),
+    served = choose_served_model(loaded)     # no model set: the endpoint's only one, as a run would
+    endpoint = check_endpoint(settings)
+    if served is not None:
+        endpoint = endpoint[0], f"{endpoint[1]} — the only model it lists, used because no model is set"
+    checks = [endpoint, check_sandbox(settings, root), check_ripgrep(), check_trust(loaded),
               check_undo(settings, root)]
     for _ok, line in checks:
         echo(line)

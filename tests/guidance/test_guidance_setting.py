@@ -85,3 +85,43 @@ def test_a_third_identical_read_is_refused_only_with_guidance_on(server, run_axo
         assert refused in third and "alpha-content" not in third
     else:
         assert "alpha-content" in third and refused not in third
+
+
+@pytest.mark.parametrize(("env", "config", "on"), [
+    ({"OPENAI_BASE_URL": "https://llm.example.com/v1"}, "", False),                       # cloud, default model
+    ({"OPENAI_BASE_URL": "https://llm.example.com/v1", "AXON_MODEL": "gpt-4o"}, "", False),
+    ({"OPENAI_BASE_URL": "https://llm.example.com/v1", "AXON_MODEL": "qwen2.5-coder:3b"}, "", True),   # small
+    ({"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}, "", True),                            # local endpoint
+    ({"OPENAI_BASE_URL": "http://192.168.1.5:8000/v1", "AXON_MODEL": "gpt-4o"}, "", True),   # private network
+    ({"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}, 'guidance = "off"\n', False),          # overridden
+    ({"OPENAI_BASE_URL": "https://llm.example.com/v1"}, 'guidance = "on"\n', True),
+    ({}, "", False),                                                                         # api.openai.com
+])
+def test_the_default_follows_the_endpoint_and_model_as_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               env: dict[str, str], config: str, on: bool) -> None:
+    """The decision on the real settings loader's result (environment and project config), no server."""
+    from axon_cli.config import load_settings
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))     # no user config file
+    root = tmp_path / "proj"
+    (root / ".axon").mkdir(parents=True)
+    if config:
+        (root / ".axon" / "config.toml").write_text(config)
+    loaded = load_settings(root, env={"OPENAI_API_KEY": "k", **env}, trust_run=True)
+    assert guidance_on(loaded.settings) is on
+
+
+def test_an_unconfigured_local_server_gets_guidance_with_the_model_it_serves(server, run_axon, project) -> None:
+    """No model and no config: the loopback server's only model is used and guidance is on (an empty
+    reply is nudged); with guidance = "off" in the project config, it is not."""
+    server.gets["/v1/models"] = {"data": [{"id": "qwen2.5-coder-1.5b-instruct"}]}
+    server.add(text_reply(""), text_reply("the answer"))
+    r = run_axon("run", "t", "--output-format", "json", env={"AXON_MODEL": ""})
+    assert r.code == 0, r.stderr
+    assert [q.body["model"] for q in server.requests] == ["qwen2.5-coder-1.5b-instruct"] * 2
+    assert server.requests[1].messages[-1] == {"role": "user", "content": EMPTY_NUDGE}
+    set_guidance(project, "off")
+    server.add(text_reply(""))
+    r = run_axon("run", "t", "--output-format", "json", env={"AXON_MODEL": ""})
+    assert r.code == 0, r.stderr
+    assert len(server.requests) == 3 and json.loads(r.stdout)["result"] == ""     # the empty reply is taken

@@ -51,7 +51,8 @@ INVENT: dict[str, tuple[str, list[Reply]]] = {
     "edit_port": ("text", [text_reply("I changed the port in server.cfg to 9417.")] * 5),   # look, claim, undone,
                                                                                   # server.cfg unchanged
     "run_script_report": ("none", [tool_reply(("bash", {"command": "echo skipped"})),
-                                   text_reply("The script prints 4821.")]),
+                                   text_reply("The script prints 4821."),   # a number no result shows:
+                                   text_reply("It prints 4821.")]),         # sent back once
 }
 
 
