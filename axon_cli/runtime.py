@@ -6,6 +6,7 @@ through events and the approver.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from axon_cli.session.transcript import (
 )
 from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, TurnSnapshots
 from axon_cli.tools.builtin.shell.tool import SESSION_ENV_KEY
+from axon_cli.tools.builtin.web.tool import NAMED_HOSTS as WEB_NAMED_HOSTS
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext
@@ -206,6 +208,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
     gathered = gather_context(project_root, Path.cwd())
     ctx.extra[NESTED_INSTRUCTIONS] = gathered.nested    # read_file hands over AGENTS.md/CLAUDE.md below cwd
+    ctx.extra[WEB_NAMED_HOSTS] = _named_hosts(policy)   # web_fetch: hosts whose private addresses are allowed
     add_task_tool(extensions, SessionParts(project_root, session_id, settings, registry, policy,
                                            lambda: dispatcher.approver, extensions.hooks, llm, ctx.cancel,
                                            ctx.checkpointer, bus, gathered))
@@ -241,6 +244,15 @@ def _with_hooks(bus: EventBus, extensions: Extensions) -> EventSink:
         hooks.moments(event)
         bus(event)
     return emit
+
+
+def _named_hosts(policy: PermissionPolicy) -> Callable[[], frozenset[str]]:
+    """The hosts web_fetch may reach at private addresses: those allow rules name exactly, read at each
+    fetch (an "always allow" given during the session counts)."""
+    from axon_cli.permissions.web import named_hosts
+
+    rules = getattr(policy, "rules_with_sources", None)
+    return lambda: named_hosts(rules()) if rules is not None else frozenset()
 
 
 def _containment(sandbox: SandboxStatus, checkpointer: Checkpointer) -> Containment:
