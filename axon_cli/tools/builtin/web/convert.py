@@ -44,7 +44,7 @@ def _looks_binary(body: bytes) -> bool:
 
 def html_to_markdown(html: str) -> str:
     """The page's body as Markdown, its title first; scripts, styles and other invisible parts dropped."""
-    from bs4 import BeautifulSoup          # imported on the first HTML page, not at start-up
+    from bs4 import BeautifulSoup  # imported on the first HTML page, not at start-up
     from markdownify import MarkdownConverter
 
     soup = BeautifulSoup(html, "html.parser")

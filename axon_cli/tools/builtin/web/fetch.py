@@ -15,14 +15,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from axon_cli import __version__
 from axon_cli.tools.builtin.web.guard import Blocked, DnsFailure, guarded_backend
 
-__all__ = ["FetchError", "Fetched", "fetch", "MAX_REDIRECTS", "MAX_BYTES", "USER_AGENT"]
+__all__ = ["FetchError", "Fetched", "fetch", "MAX_REDIRECTS", "MAX_BYTES", "user_agent"]
 
 MAX_REDIRECTS = 5
 MAX_BYTES = 5 * 1024 * 1024
-USER_AGENT = f"axon/{__version__} (web_fetch)"
 ACCEPT = "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5"
 _REDIRECTS = {301, 302, 303, 307, 308}
 
@@ -39,6 +37,16 @@ class Fetched:
     charset: str | None
     body: bytes
     redirected_to: str | None = None  # a redirect to another host, not followed
+
+
+def user_agent() -> str:
+    """``axon/VERSION (web_fetch)``: says plainly who fetches."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"axon/{version('axon-cli')} (web_fetch)"
+    except PackageNotFoundError:
+        return "axon (web_fetch)"
 
 
 def _http() -> tuple[Any, Any]:
@@ -58,7 +66,7 @@ def _client(httpx: Any, httpcore: Any, timeout: float, named: Callable[[], Itera
     transport._pool = httpcore.ConnectionPool(ssl_context=httpx.create_ssl_context(), max_connections=4,
                                               network_backend=guarded_backend(httpcore, named))
     return httpx.Client(transport=transport, trust_env=False, follow_redirects=False,
-                        timeout=httpx.Timeout(timeout), headers={"User-Agent": USER_AGENT, "Accept": ACCEPT})
+                        timeout=httpx.Timeout(timeout), headers={"User-Agent": user_agent(), "Accept": ACCEPT})
 
 
 def fetch(url: str, timeout: float, named: Callable[[], Iterable[str]],
