@@ -39,10 +39,11 @@ def _fetch(server, run_axon, project, args: dict, *flags: str, perms: str | None
     """Run one web_fetch call through axon; the tool result the model server received."""
     if perms is not None:
         _perms(project, perms)
-    server.add(tool_reply(("web_fetch", args)), text_reply("done"))
+    server.add(tool_reply(("tool_search", {"query": "select:web_fetch"})), tool_reply(("web_fetch", args)),
+               text_reply("done"))
     r = run_axon("run", "read that page", *flags, env=TRUSTED)
     assert r.code == 0, r.stderr
-    msg = server.requests[1].messages[-1]
+    msg = server.requests[2].messages[-1]
     assert msg["role"] == "tool"
     return str(msg["content"])
 
@@ -136,13 +137,14 @@ def test_redirect_from_an_allowed_host_to_another_is_not_followed(server, run_ax
 
 def test_default_mode_without_yes_or_rule_is_refused(server, run_axon, project, web):
     web.routes["/guide"] = page(HTML)
-    server.add(tool_reply(("web_fetch", {"url": web.url("/guide")})), text_reply("done"))
+    server.add(tool_reply(("tool_search", {"query": "select:web_fetch"})),
+               tool_reply(("web_fetch", {"url": web.url("/guide")})), text_reply("done"))
     r = run_axon("run", "read it", "--output-format", "stream-json")
     assert r.code == 0, r.stderr
     events = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
-    decisions = [e for e in events if e.get("type") == "permission_decision"]
+    decisions = [e for e in events if e.get("type") == "permission_decision" and e["name"] == "web_fetch"]
     assert [(d["name"], d["decision"], d["final"]) for d in decisions] == [("web_fetch", "ask", "deny")]
-    assert server.requests[1].messages[-1]["content"].startswith("Permission denied")
+    assert server.requests[2].messages[-1]["content"].startswith("Permission denied")
     assert web.log == []
 
 

@@ -78,5 +78,6 @@ TOOLS: list[ToolSpec[Any]] = [
         is_concurrency_safe=lambda _i: True,
         summarize=_summary,
         max_result_chars=40_000,
+        deferred=True,                        # active, its schema puts small models' first request over budget
     ),
 ]
