@@ -6,7 +6,6 @@ through events and the approver.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from axon_cli.model.local_defaults import start_local_defaults
 from axon_cli.model.served_model import choose_served_model
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.permissions.decision_context import Containment
+from axon_cli.permissions.web import hosts_named_by
 from axon_cli.protocols.builtin import configure as configure_protocol
 from axon_cli.sandbox import SandboxStatus
 from axon_cli.sandbox import resolve as resolve_sandbox
@@ -208,7 +208,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
     gathered = gather_context(project_root, Path.cwd())
     ctx.extra[NESTED_INSTRUCTIONS] = gathered.nested    # read_file hands over AGENTS.md/CLAUDE.md below cwd
-    ctx.extra[WEB_NAMED_HOSTS] = _named_hosts(policy)   # web_fetch: hosts whose private addresses are allowed
+    ctx.extra[WEB_NAMED_HOSTS] = hosts_named_by(policy)   # web_fetch: hosts whose private addresses are allowed
     add_task_tool(extensions, SessionParts(project_root, session_id, settings, registry, policy,
                                            lambda: dispatcher.approver, extensions.hooks, llm, ctx.cancel,
                                            ctx.checkpointer, bus, gathered))
@@ -244,15 +244,6 @@ def _with_hooks(bus: EventBus, extensions: Extensions) -> EventSink:
         hooks.moments(event)
         bus(event)
     return emit
-
-
-def _named_hosts(policy: PermissionPolicy) -> Callable[[], frozenset[str]]:
-    """The hosts web_fetch may reach at private addresses: those allow rules name exactly, read at each
-    fetch (an "always allow" given during the session counts)."""
-    from axon_cli.permissions.web import named_hosts
-
-    rules = getattr(policy, "rules_with_sources", None)
-    return lambda: named_hosts(rules()) if rules is not None else frozenset()
 
 
 def _containment(sandbox: SandboxStatus, checkpointer: Checkpointer) -> Containment:

@@ -12,7 +12,7 @@ address of that host (``named_hosts``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -20,7 +20,7 @@ from axon_cli.permissions.base import Decision
 from axon_cli.permissions.decision_context import DecisionContext
 from axon_cli.permissions.rules import Rule, _bash_regex
 
-__all__ = ["decide_web", "host_of", "domain_match", "named_hosts", "DOMAIN_PREFIX", "TOOL"]
+__all__ = ["decide_web", "host_of", "domain_match", "named_hosts", "hosts_named_by", "DOMAIN_PREFIX", "TOOL"]
 
 TOOL = "web_fetch"
 DOMAIN_PREFIX = "domain:"
@@ -98,3 +98,10 @@ def named_hosts(rules: Iterable[Rule]) -> frozenset[str]:
         if rule.action == "allow" and rule.tool == TOOL and pattern.startswith(DOMAIN_PREFIX) and "*" not in pattern:
             out.add(normalize_host(pattern[len(DOMAIN_PREFIX):]))
     return frozenset(out)
+
+
+def hosts_named_by(policy: object) -> Callable[[], frozenset[str]]:
+    """``named_hosts`` of a policy's rules, read at each fetch (an "always allow" given during the
+    session counts); a policy without rules names none."""
+    rules = getattr(policy, "rules_with_sources", None)
+    return lambda: named_hosts(rules()) if callable(rules) else frozenset()

@@ -158,3 +158,12 @@ def test_permissions_check_names_the_domain_rule(run_axon, project):
     assert allowed.stdout.startswith("web_fetch(https://docs.python.org/3/): allow"), allowed.stdout
     denied = run_axon("permissions", "check", "web_fetch(domain:evil.example)", env=TRUSTED)
     assert denied.stdout.startswith("web_fetch(domain:evil.example): deny"), denied.stdout
+
+
+def test_a_long_page_is_truncated_and_spilled_like_every_tool(server, run_axon, project, web):
+    lines = "\n".join(f"line {i:05d} of the long page" for i in range(5000))
+    web.routes["/long.txt"] = page(lines, "text/plain")
+    out = _fetch(server, run_axon, project, {"url": web.url("/long.txt")})
+    assert "chars truncated" in out and "line 00000" in out and "line 04999" in out and "line 02500" not in out
+    spilled = list((project / ".axon" / "tool-results").iterdir())
+    assert len(spilled) == 1 and "line 02500 of the long page" in spilled[0].read_text()
