@@ -167,3 +167,12 @@ def test_a_long_page_is_truncated_and_spilled_like_every_tool(server, run_axon, 
     assert "chars truncated" in out and "line 00000" in out and "line 04999" in out and "line 02500" not in out
     spilled = list((project / ".axon" / "tool-results").iterdir())
     assert len(spilled) == 1 and "line 02500 of the long page" in spilled[0].read_text()
+
+
+def test_prompt_is_echoed_and_selects_the_matching_sections(server, run_axon, project, web):
+    filler = "<p>" + "unrelated words " * 800 + "</p>"
+    web.routes["/docs"] = page(f"<h1>Intro</h1>{filler}<h2>Proxy settings</h2><p>Set HTTPS_PROXY.</p>"
+                               f"<h2>History</h2>{filler}<h2>More</h2>{filler}")
+    out = _fetch(server, run_axon, project, {"url": web.url("/docs"), "prompt": "proxy settings"})
+    assert "Looking for: proxy settings — the 1 of 4 sections" in out
+    assert "## Proxy settings\n\nSet HTTPS\\_PROXY." in out and "unrelated" not in out
