@@ -81,7 +81,7 @@ class HttpServerDriver:
         text = last_tool_text(body)
         if self.step == "start":
             self.step = "poll"
-            return tool_reply(("bash", {"command": f"export BGTOKEN={self.token}; python3 -m http.server "
+            return tool_reply(("bash", {"command": f"export JOBTAG={self.token}; python3 -m http.server "
                                                    f"{self.port} --bind 127.0.0.1", "run_in_background": True}))
         if self.step == "poll":
             self.seen.setdefault("started", text)
@@ -89,7 +89,7 @@ class HttpServerDriver:
                 self.seen["polls"] += 1
                 return tool_reply(("bash_output", {"job_id": "job-1"}))
             self.seen["serving"] = text
-            self.seen["pids_running"] = live_with_env(f"BGTOKEN={self.token}")
+            self.seen["pids_running"] = live_with_env(f"JOBTAG={self.token}")
             self.step = "fetch"
             return tool_reply(("bash", {"command": f"python3 -c \"import urllib.request as u; "
                                                    f"print(u.urlopen('http://127.0.0.1:{self.port}/page.txt')"
@@ -100,7 +100,7 @@ class HttpServerDriver:
             return tool_reply(("kill_shell", {"job_id": "job-1"}))
         if self.step == "kill":
             self.seen["killed"] = text
-            self.seen["pids_after_kill"] = live_with_env(f"BGTOKEN={self.token}")
+            self.seen["pids_after_kill"] = live_with_env(f"JOBTAG={self.token}")
             self.seen["port_after_kill"] = port_open(self.port)
             self.step = "status"
             return tool_reply(("bash_output", {"job_id": "job-1"}))
@@ -130,7 +130,7 @@ def test_http_server_in_the_background_is_polled_fetched_and_killed(server, run_
 
 def stubborn_job(token: str) -> str:
     """A job whose shell and child both ignore SIGTERM (only SIGKILL ends them)."""
-    return f"export BGTOKEN={token}; trap '' TERM; (trap '' TERM; sleep 300) & sleep 300"
+    return f"export JOBTAG={token}; trap '' TERM; (trap '' TERM; sleep 300) & sleep 300"
 
 
 def test_a_job_still_running_when_axon_run_ends_is_killed(server, run_axon, project: Path) -> None:
@@ -140,8 +140,8 @@ def test_a_job_still_running_when_axon_run_ends_is_killed(server, run_axon, proj
 
         def after_start(body: dict[str, Any], token: str = token, seen: dict[str, Any] = seen) -> Reply:
             seen["started"] = last_tool_text(body)
-            wait_until(lambda: len(live_with_env(f"BGTOKEN={token}")) >= 2, "the job's processes")
-            seen["running"] = live_with_env(f"BGTOKEN={token}")
+            wait_until(lambda: len(live_with_env(f"JOBTAG={token}")) >= 2, "the job's processes")
+            seen["running"] = live_with_env(f"JOBTAG={token}")
             return text_reply("left it running")
 
         server.add(tool_reply(("bash", {"command": stubborn_job(token), "run_in_background": True})), after_start)
@@ -149,7 +149,7 @@ def test_a_job_still_running_when_axon_run_ends_is_killed(server, run_axon, proj
         assert r.code == 0, r.stderr
         assert r.stdout == "left it running\n"
         assert "job-1" in seen["started"] and len(seen["running"]) >= 2
-        assert live_with_env(f"BGTOKEN={token}") == [], f"a job process outlived axon run (sandbox {sandbox})"
+        assert live_with_env(f"JOBTAG={token}") == [], f"a job process outlived axon run (sandbox {sandbox})"
 
 
 def test_ctrl_c_during_a_run_leaves_no_job_behind(server, axon_env: dict[str, str], project: Path) -> None:
@@ -166,7 +166,7 @@ def test_ctrl_c_during_a_run_leaves_no_job_behind(server, axon_env: dict[str, st
                             stderr=subprocess.PIPE, text=True)
     try:
         assert started.wait(DEADLINE)
-        wait_until(lambda: len(live_with_env(f"BGTOKEN={token}")) >= 2, "the job's processes")
+        wait_until(lambda: len(live_with_env(f"JOBTAG={token}")) >= 2, "the job's processes")
         server.wait_for_requests(2)
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=DEADLINE)
@@ -175,7 +175,7 @@ def test_ctrl_c_during_a_run_leaves_no_job_behind(server, axon_env: dict[str, st
             proc.kill()
             proc.wait()
     assert proc.returncode == 130
-    assert live_with_env(f"BGTOKEN={token}") == []
+    assert live_with_env(f"JOBTAG={token}") == []
 
 
 def test_default_mode_refuses_a_destructive_background_command(server, run_axon, project: Path) -> None:

@@ -113,7 +113,8 @@ def jobs_lines(extra: dict[str, Any]) -> list[str]:
     """One line per background job of the session (``/jobs``)."""
     table = extra.get(JOBS_KEY)
     jobs: list[Job] = table.jobs() if isinstance(table, JobTable) else []
-    return [f"{j.id}  {j.status():<16} {j.elapsed():>6.0f} s  {_short(j.command)}" for j in jobs]
+    mask = default_masker()
+    return [f"{j.id}  {j.status():<16} {j.elapsed():>6.0f} s  {_short(mask(j.command))}" for j in jobs]
 
 
 def _short(command: str) -> str:
