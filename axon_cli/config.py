@@ -143,6 +143,9 @@ class Settings(BaseModel):
         "auto", description="send pictures tools return (MCP) to the model as images; auto = by the model's name")
     hooks: dict[HookEvent, list[HookConfig]] = Field(default_factory=dict,
                                                      description="user and project hooks add up")
+    notify: Literal["off", "bell", "osc"] = Field(
+        "bell", description="chat rings the terminal when a confirmation waits or a long turn ends")
+    notify_after: float = Field(30.0, ge=0, description="seconds a turn must take before its end rings")
     tool_formats: dict[str, Literal["qwen", "llama", "mistral", "deepseek", "default"]] = Field(
         default_factory=dict, description="model-name substring → text tool-prompt family, before the built-in table")
 

@@ -22,6 +22,7 @@ from axon_cli.model.local_defaults import start_local_defaults
 from axon_cli.model.served_model import choose_served_model
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.permissions.decision_context import Containment
+from axon_cli.permissions.web import hosts_named_by
 from axon_cli.protocols.builtin import configure as configure_protocol
 from axon_cli.sandbox import SandboxStatus
 from axon_cli.sandbox import resolve as resolve_sandbox
@@ -42,6 +43,7 @@ from axon_cli.session.transcript import (
 )
 from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, TurnSnapshots
 from axon_cli.tools.builtin.shell.tool import SESSION_ENV_KEY
+from axon_cli.tools.builtin.web.tool import NAMED_HOSTS as WEB_NAMED_HOSTS
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext
@@ -209,6 +211,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
     gathered = gather_context(project_root, Path.cwd())
     ctx.extra[NESTED_INSTRUCTIONS] = gathered.nested    # read_file hands over AGENTS.md/CLAUDE.md below cwd
+    ctx.extra[WEB_NAMED_HOSTS] = hosts_named_by(policy)   # web_fetch: hosts whose private addresses are allowed
     add_task_tool(extensions, SessionParts(project_root, session_id, settings, registry, policy,
                                            lambda: dispatcher.approver, extensions.hooks, llm, ctx.cancel,
                                            ctx.checkpointer, bus, gathered))

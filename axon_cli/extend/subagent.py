@@ -27,7 +27,9 @@ from axon_cli.loop.callbacks import AgentCallbacks, Loop, TurnHooks
 from axon_cli.loop.results import RunResult
 from axon_cli.model.llm import LLMClient
 from axon_cli.permissions.base import PermissionPolicy
+from axon_cli.permissions.web import hosts_named_by
 from axon_cli.session.context import PromptContext, build_project_context, build_system_prompt, load_template
+from axon_cli.tools.builtin.web.tool import NAMED_HOSTS as WEB_NAMED_HOSTS
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Cancelled, Checkpointer, ToolContext, ToolError, ToolOutput
@@ -100,6 +102,7 @@ def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, 
     ctx = ToolContext(project_root=parts.project_root, state_dir=parts.project_root / ".axon",
                       session_id=parts.session_id, settings=settings, cancel=parts.cancel, emit=sink,
                       registry=registry, checkpointer=parts.checkpointer)
+    ctx.extra[WEB_NAMED_HOSTS] = hosts_named_by(parts.policy)   # web_fetch: as in the parent session
     llm = model_client(settings, sink, endpoint=parts.llm)
     dispatcher = Dispatcher(registry, ctx, policy=parts.policy, approver=_saying_who(parts.approver(), description),
                             emit=sink, hooks=parts.hooks)

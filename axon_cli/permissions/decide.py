@@ -38,6 +38,10 @@ def decide(tool_name: str, category: str, tool_input: dict[str, Any], read_only:
 
         return decide_shell(str(tool_input.get("command", "")), ctx, tool_name,
                             asked=bool(tool_input.get("outside_sandbox")), analysis=analysis)
+    if tool_name == "web_fetch" and source == "builtin":
+        from axon_cli.permissions.web import decide_web
+
+        return decide_web(tool_input, destructive, ctx)
     if category in ("read", "edit"):
         return _decide_files(tool_name, category == "edit" or not read_only, paths or [], destructive, ctx)
     return _decide_other(tool_name, tool_input, read_only, destructive, source, ctx)

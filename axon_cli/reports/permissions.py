@@ -61,6 +61,9 @@ def _spec_facts(tool: str, arg: str | None) -> tuple[str, dict[str, Any], bool, 
         return category, {"command": arg or ""}, False, False, source
     if category in ("read", "edit"):
         return category, {"path": arg or "."}, category == "read", False, source
+    if tool == "web_fetch" and source == "builtin":   # web_fetch(domain:HOST) or web_fetch(URL)
+        url = f"https://{arg[len('domain:'):]}/" if arg and arg.startswith("domain:") else arg or ""
+        return category, {"url": url}, False, False, source
     return category, {}, False, False, source
 
 

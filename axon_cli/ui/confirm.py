@@ -130,10 +130,11 @@ class ReplApprover:
     """Pauses the live output, shows the request, reads the answer, says what it decided."""
 
     def __init__(self, console: Console, pause: Callable[[], None] = lambda: None,
-                 read: KeyReader = read_choice) -> None:
+                 read: KeyReader = read_choice, notify: Callable[[str], None] = lambda _m: None) -> None:
         self.console = console
         self.pause = pause
         self.read = read
+        self.notify = notify          # rings the terminal (ui.notify) once the question is on screen
         self.cancel: threading.Event | None = None   # the runtime's ctx.cancel, set by the REPL
         self._lock = threading.Lock()
 
@@ -145,6 +146,7 @@ class ReplApprover:
             self.console.print(approval_panel(request))
             self.console.print(choices_line(request))
             keys = "ynap" if request.suggested_rule else "yn"
+            self.notify(f"axon needs your permission to use {request.tool}")
             try:
                 choice = self.read("> ", keys)
             except (KeyboardInterrupt, EOFError):
@@ -172,6 +174,7 @@ class ReplApprover:
             title = Text.assemble((request.source, "bold"), (" asks", ""))
             self.console.print(Panel(body, title=title, title_align="left", border_style="cyan", expand=True))
             self.console.print(Text.assemble(("y", "bold green"), " answer · ", ("n", "bold red"), " decline"))
+            self.notify(f"{request.source} asks a question")
             try:
                 if self.read("> ", "yn") != "y":
                     self.console.print(Text("✗ declined", "red"))

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from axon_cli.state import ensure_state_dir
 from axon_cli.turn import UserTurn
 from axon_cli.ui.confirm import ReplApprover
 from axon_cli.ui.input import ReplCompleter, attach_mentions, make_session
+from axon_cli.ui.notify import Notifier
 from axon_cli.ui.render import make_console, print_error, print_notice, toolbar_text
 from axon_cli.ui.slash import command_names, run_slash
 from axon_cli.ui.stream import StreamView
@@ -109,7 +111,9 @@ class Repl:
         self.state_dir = ensure_state_dir(project_root / ".axon")
         self.console = make_console()
         self.view = StreamView(self.console)
-        self.approver = ReplApprover(self.console, pause=self.view.pause)
+        settings = loaded.settings
+        self.notifier = Notifier(settings.notify, settings.notify_after)
+        self.approver = ReplApprover(self.console, pause=self.view.pause, notify=self.notifier.ring)
         self.tty = sys.stdin.isatty() and sys.stdout.isatty()
         self.running = True
         self._rt: Runtime | None = None
@@ -262,6 +266,7 @@ class Repl:
             for note in notes:
                 print_notice(self.console, note)
         rt = self.rt
+        started = time.monotonic()
         try:
             with _no_echo(self.tty):
                 rt.agent.run(turn)
@@ -280,6 +285,7 @@ class Repl:
         finally:
             self.view.end_turn()
             self.console.print()
+            self.notifier.turn_ended(time.monotonic() - started)
 
     def _tty_reader(self) -> Any:
         from prompt_toolkit.formatted_text import FormattedText

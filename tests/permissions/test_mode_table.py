@@ -26,6 +26,7 @@ KINDS: list[tuple[str, str, str, dict[str, str], bool]] = [
     ("delete, overwrite, chmod", "bash", "shell", {"command": "rm a.txt"}, False),
     ("script, test or build", "bash", "shell", {"command": "python3 script.py"}, False),
     ("network", "bash", "shell", {"command": "curl https://example.com"}, False),
+    ("fetch a web page", "web_fetch", "other", {"url": "https://example.com"}, False),
     ("outside the project", "bash", "shell", {"command": "echo x > /tmp/out"}, False),
     ("sensitive path", "read_file", "read", {"path": ".env"}, True),
     ("git-ignored file (snapshotted)", "bash", "shell", {"command": "rm data/db.sqlite"}, False),

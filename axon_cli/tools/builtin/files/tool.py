@@ -167,10 +167,11 @@ EMPTIED = ("\n{rel} is now empty but still exists. If the task was to delete it,
 def _apply(plan: Plan, ctx: ToolContext, verb: str) -> ToolOutput:
     ctx.check_cancelled()
     write_text_file(ctx, plan.path, plan.data)
+    checked = _diagnostics(plan)
     lines = plan.new_text.count("\n") + (0 if plan.new_text.endswith("\n") or not plan.new_text else 1)
     if plan.created:
         diff = unified_diff("", plan.new_text, plan.rel)
-        return ToolOutput(f"created {plan.rel}, {lines} lines", summary=f"created {plan.rel} ({lines} lines)",
+        return ToolOutput(f"created {plan.rel}, {lines} lines{checked}", summary=f"created {plan.rel} ({lines} lines)",
                           display={"diff": diff})
     diff = unified_diff(plan.old_text, plan.new_text, plan.rel)
     added, removed = diff_counts(diff)
@@ -179,7 +180,17 @@ def _apply(plan: Plan, ctx: ToolContext, verb: str) -> ToolOutput:
         text = f"{plan.rel} unchanged (the new content is identical)"
     elif not plan.new_text.strip():
         text += EMPTIED.format(rel=plan.rel)
-    return ToolOutput(text, summary=f"{verb} {plan.rel} +{added} -{removed}", display={"diff": diff})
+    return ToolOutput(text + checked, summary=f"{verb} {plan.rel} +{added} -{removed}", display={"diff": diff})
+
+
+def _diagnostics(plan: Plan) -> str:
+    """New problems the write left in the file (never raises: a failed check says nothing)."""
+    from axon_cli.tools.builtin.files.diagnostics import check_edit
+
+    try:
+        return check_edit(plan.path, plan.rel, plan.old_text, plan.new_text, plan.created)
+    except Exception:       # the edit is made; a check that breaks must not turn it into an error
+        return ""
 
 
 def _preview(plan_fn: Any) -> Any:
