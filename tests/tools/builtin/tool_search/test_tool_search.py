@@ -115,7 +115,7 @@ def test_no_match_lists_deferred_names(env):
     first, second = r.content.splitlines()
     assert first == "No deferred tool matches 'kubernetes deployment'."
     assert second.startswith("Deferred tools not yet active: memory_save, memory_read, bash_output, kill_shell, "
-                             "todo_write, github__")
+                             "todo_write, web_fetch, github__")
     assert registry.activated() == []
 
 
