@@ -152,6 +152,9 @@ class Runtime:
         hooks = self.extensions.hooks if self.extensions is not None else None
         if hooks is not None:
             hooks.notify("SessionEnd", {"reason": "other"})
+        from axon_cli.tools.builtin.shell.background import close_jobs
+
+        close_jobs(self.ctx.extra)        # no background job outlives its session
         self.agent.close()
         mcp = self.extras.pop("mcp", None)
         if mcp is not None:

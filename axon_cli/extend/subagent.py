@@ -116,6 +116,9 @@ def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, 
     except Cancelled:
         result = RunResult("interrupted by user", "interrupted", 0)
     finally:
+        from axon_cli.tools.builtin.shell.background import close_jobs
+
+        close_jobs(ctx.extra)        # its background jobs end with it (the parent cannot name them)
         agent.close()
         _add_usage(parts, llm)
     sink.finish(result.stop_reason)

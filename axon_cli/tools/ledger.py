@@ -45,6 +45,7 @@ class CallLedger:
         """A user turn begins: runs, applied edits and refusals start afresh (failures carry on)."""
         with self._lock:
             self._runs: dict[str, int] = {}      # identity → successful runs since another change
+            self._answers: dict[str, int] = {}   # identity → hash of what its last run returned
             self._applied: set[str] = set()      # identities of edits applied this turn
             self._refused: dict[str, Refusal] = {}      # call id → why it was answered instead of run
             self._counts: dict[Refusal, int] = {}         # refusals of this turn, by why
@@ -79,7 +80,9 @@ class CallLedger:
     def record(self, call: ToolCall, result: CallResult) -> None:
         """A call came back. A repeat answered instead of running counts neither as a run nor as a
         failure; a success that may change something (any but a file read) clears the failures, and
-        one that is not read-only starts every other call's run count afresh."""
+        one that is not read-only starts every other call's run count afresh. A run that answered
+        differently from the call's last run (``bash_output`` of a job that printed more) counts as
+        its first."""
         if self._refused.get(call.id) is Refusal.REPEATED:
             return
         spec = self.registry.get(call.name)
@@ -90,7 +93,10 @@ class CallLedger:
                 return
             if spec is None or spec.category != "read":
                 self._failures.clear()
-            runs = self._runs.get(key, 0) + 1
+            answer = hash(result.content)
+            same = self._answers.get(key, answer) == answer
+            self._answers[key] = answer
+            runs = self._runs.get(key, 0) + 1 if same else 1   # a new answer (a job's output): not idle
             if not self.read_only(call):
                 self._runs.clear()
             self._runs[key] = runs

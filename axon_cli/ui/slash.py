@@ -1,4 +1,4 @@
-"""Slash commands of the REPL: ``/help``, ``/mode``, ``/model``, ``/undo``, … and a close-match hint.
+"""Slash commands of the REPL: ``/help``, ``/mode``, ``/model``, ``/undo``, ``/jobs``, … and a close-match hint.
 
 After the built-in ones come the custom commands (``.axon/commands/NAME.md``, ``.claude/commands/``
 and the user's; ``extend/commands.py``); a built-in command keeps its name if a custom one has the same.
@@ -16,6 +16,7 @@ from rich.text import Text
 
 from axon_cli.errors import AxonError
 from axon_cli.permissions.modes import MODES
+from axon_cli.tools.spec import ToolError
 from axon_cli.ui.render import print_error, print_notice
 
 if TYPE_CHECKING:
@@ -177,6 +178,27 @@ def _undo(repl: Repl, arg: str) -> None:
                                 "yellow" if line.lstrip().startswith("skipped") else "green"))
 
 
+def _jobs(repl: Repl, arg: str) -> None:
+    """List the session's background jobs; ``/jobs kill ID`` stops one."""
+    from axon_cli.tools.builtin.shell.background import job_table, jobs_lines
+
+    verb, _, job_id = arg.partition(" ")
+    if verb == "kill" and job_id.strip():
+        table = job_table(repl.rt.ctx, create=False)
+        if table is None:
+            print_error(repl.console, "no background jobs in this session")
+            return
+        job = table.kill(job_id.strip())          # an unknown id: a ToolError, shown as one line
+        print_notice(repl.console, f"{job.id}: {job.status()}")
+        return
+    if arg:
+        print_error(repl.console, f"/jobs lists the background jobs; /jobs kill ID stops one (got {arg!r})")
+        return
+    lines = jobs_lines(repl.rt.ctx.extra)
+    repl.console.print(Text("\n".join(lines) if lines else "no background jobs in this session "
+                            "(the model starts them with bash run_in_background)"))
+
+
 def _resume(repl: Repl, arg: str) -> None:
     repl.resume(arg)
 
@@ -195,6 +217,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("cost", "tokens and cost of this session", _cost),
     Command("compact", "summarise the history to free context", _compact, "[focus]"),
     Command("undo", "put back what the last turn (or N turns) changed", _undo, "[N]"),
+    Command("jobs", "list background jobs (kill ID stops one)", _jobs, "[kill ID]"),
     Command("resume", "list sessions, or resume one", _resume, "[id]"),
     Command("exit", "leave axon (also Ctrl-D)", _exit),
 ]}
@@ -229,5 +252,5 @@ def run_slash(repl: Repl, line: str) -> None:
         return
     try:
         cmd.run(repl, arg.strip())
-    except AxonError as e:
+    except (AxonError, ToolError) as e:
         print_error(repl.console, str(e))

@@ -172,7 +172,7 @@ def test_agents_are_offered_to_task_and_get_only_their_tools(server, run_axon, p
     children = [server.requests[2 + 2 * i] for i in range(len(agents))]
     assert [c.conversation[-1]["content"] for c in children] == [f"Do the {a} job." for a in agents]
     explorer, manager, debugger, hunter, simplifier = children
-    assert explorer.tool_names == ["search_files", "list_files", "read_file", "todo_write"]
+    assert explorer.tool_names == ["search_files", "list_files", "read_file", "todo_write", "bash_output"]
     assert manager.tool_names == ["bash", "read_file", "edit_file", "write_file", "search_files", "list_files"]
     assert debugger.tool_names == ["bash", "read_file", "search_files", "list_files"]
     assert {"bash", "write_file", "edit_file", "read_file"} <= set(hunter.tool_names)

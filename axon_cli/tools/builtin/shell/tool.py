@@ -28,7 +28,9 @@ from axon_cli import sandbox
 from axon_cli.errors import ConfigError
 from axon_cli.masking import default_masker
 from axon_cli.sandbox import SandboxStatus
+from axon_cli.tools.builtin.shell.background import background_specs, start_job
 from axon_cli.tools.builtin.shell.capture import StreamCapture
+from axon_cli.tools.builtin.shell.hints import BACKGROUND_HINT, background_note, looks_long_running
 from axon_cli.tools.builtin.shell.notes import missing_path_note
 from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, kill_tree, shell_path
 from axon_cli.tools.builtin.shell.pump import drain, pump, widen_pipe
@@ -49,8 +51,10 @@ DESCRIPTION = """Run a shell command (bash -c) in the project root and return it
 stdin is closed and nothing is interactive (CI=1, pagers off, no git prompts): pass flags such as -y
 instead of expecting prompts. stdout and stderr are merged in order. Default timeout 120 s (at most
 600); on timeout the whole process group is killed. Background processes (`cmd &`) are stopped when
-the command finishes, so start a server and query it within one command. Long output keeps its head
-and tail; the full output is saved to a file you can page through with read_file."""
+the command finishes. For a server, watcher or anything long-running, pass run_in_background=true:
+the call returns at once with a job id; read its new output with bash_output(job_id) and stop it
+with kill_shell(job_id). Long output keeps its head and tail; the full output is saved to a file you
+can page through with read_file."""
 
 
 class BashInput(BaseModel):
@@ -58,13 +62,17 @@ class BashInput(BaseModel):
     command: str = Field(min_length=1, description="the shell command line")
     timeout: float | None = Field(None, gt=0, le=MAX_TIMEOUT,
                                   description="seconds before the command is killed (default 120, max 600)")
+    run_in_background: bool = Field(False, description="start it as a background job and return at once "
+                                    "(servers, watchers); no timeout; read it with bash_output")
     outside_sandbox: SkipJsonSchema[bool] = False   # shown (and described) only under an auto sandbox
 
 
 # -- the handler ----------------------------------------------------------------------------------
-def run_command(command: str, ctx: ToolContext, timeout: float, status: SandboxStatus) -> ToolOutput:
+def run_command(command: str, ctx: ToolContext, timeout: float, status: SandboxStatus,
+                background: bool = False) -> ToolOutput:
     """Run ``command`` to completion (or timeout / cancellation) and build the result; ``status`` is
-    the session's sandbox, ``ctx.call`` this call's permission decision."""
+    the session's sandbox, ``ctx.call`` this call's permission decision. ``background``: start it as
+    a job of the session (``background.start_job``) and return at once."""
     ctx.check_cancelled()
     run_id = uuid.uuid4().hex
     env = command_env()
@@ -83,7 +91,10 @@ def run_command(command: str, ctx: ToolContext, timeout: float, status: SandboxS
                                                        home=env.get("HOME"), hide=hide, allow_sockets=sockets))
         except OSError as e:
             raise ToolError(f"could not prepare the sandbox: {e.strerror or e}") from None
-        return _run(argv, env, run_id, ctx, timeout, mode, _may_leave(status, ctx.call, mode))
+        if background:           # the job holds the sandbox's mount points until it ends
+            return start_job(command, argv, env, run_id, ctx, stack.pop_all(),
+                             background_note(mode, _may_leave(status, ctx.call, mode)))
+        return _run(argv, env, run_id, ctx, timeout, mode, _may_leave(status, ctx.call, mode), command)
 
 
 def sandbox_mode(status: SandboxStatus, permission_mode: str, call: CallEnv) -> str:
@@ -105,7 +116,7 @@ def _may_leave(status: SandboxStatus, call: CallEnv, mode: str) -> bool:
 
 
 def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, timeout: float,
-         mode: str, may_leave: bool) -> ToolOutput:
+         mode: str, may_leave: bool, command: str = "") -> ToolOutput:
     capture = StreamCapture(MAX_RESULT_CHARS - FOOTER_RESERVE, ctx.state_dir, "bash", default_masker())
     started = time.monotonic()
     try:
@@ -131,6 +142,8 @@ def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, ti
     out = _result(capture, proc.returncode, outcome == "timeout", timeout, time.monotonic() - started, mode,
                   may_leave)
     missing = missing_path_note(out.text, ctx) if proc.returncode else ""
+    if outcome == "timeout" and looks_long_running(command):
+        missing = (missing + "\n" if missing else "") + BACKGROUND_HINT
     if missing:
         out.text += "\n" + missing
     return out
@@ -163,7 +176,7 @@ def _handler(tool_input: BashInput, ctx: ToolContext, status: SandboxStatus | No
         raise ToolError("this bash tool was built without the session's sandbox status, so it runs nothing")
     default = float(getattr(ctx.settings, "bash_timeout", 120.0) or 120.0)
     timeout = min(tool_input.timeout or default, MAX_TIMEOUT)
-    return run_command(tool_input.command, ctx, timeout, status)
+    return run_command(tool_input.command, ctx, timeout, status, tool_input.run_in_background)
 
 
 # -- facts for the permission policy --------------------------------------------------------------
@@ -202,6 +215,8 @@ def _summarize(tool_input: BashInput) -> str:
     shown = lines[0] if len(lines) == 1 else f"{lines[0]} …(+{len(lines) - 1} lines)"
     if len(shown) > 200:
         shown = shown[:199] + "…"
+    if tool_input.run_in_background:
+        return f"{shown} (in the background)"
     return f"{shown} (timeout {tool_input.timeout:g} s)" if tool_input.timeout else shown
 
 
@@ -232,4 +247,4 @@ def _schema_with_exit_argument() -> dict[str, Any]:
 
 def build_tools(status: SandboxStatus | None) -> list[ToolSpec[Any]]:
     """This module's tools for a session whose sandbox is ``status`` (the registry calls it)."""
-    return [bash_spec(status)]
+    return [bash_spec(status), *background_specs()]

@@ -114,7 +114,8 @@ def test_no_match_lists_deferred_names(env):
     assert r.ok
     first, second = r.content.splitlines()
     assert first == "No deferred tool matches 'kubernetes deployment'."
-    assert second.startswith("Deferred tools not yet active: memory_save, memory_read, todo_write, github__")
+    assert second.startswith("Deferred tools not yet active: memory_save, memory_read, bash_output, kill_shell, "
+                             "todo_write, web_fetch, github__")
     assert registry.activated() == []
 
 
