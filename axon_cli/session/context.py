@@ -101,7 +101,7 @@ def gather_context(project_root: Path, cwd: Path | None = None) -> PromptContext
 
 def build_system_prompt(settings: Settings, registry: ToolRegistry, mode: str | None = None) -> str:
     """The system prompt: who axon is, how to work, the machine, the mode, deferred tools."""
-    deferred = registry.deferred()
+    deferred = [spec for spec in registry.deferred() if spec.listed]
     deferred_block = ""
     if deferred:
         lines = "\n".join(f"- {s.name}: {s.one_line()}" for s in deferred)

@@ -212,6 +212,8 @@ class ToolSpec(Generic[InputT]):
     preview: Callable[[InputT, ToolContext], str] | None = None  # what an approval prompt shows (a diff)
     max_result_chars: int = 50_000
     deferred: bool = False
+    listed: bool = True               # a deferred tool named in the system prompt (False: another tool
+                                      # activates it, e.g. bash_output when the first job starts)
     timeout: float | None = None      # seconds; None = no limit imposed by dispatch
     short_description: str = ""       # one line, for deferred listings and compact prompts
     source: str = "builtin"           # "builtin" or "mcp:<server>"

@@ -128,12 +128,12 @@ def background_specs() -> list[ToolSpec[Any]]:
             "Read what a background job (bash with run_in_background=true) printed since the last read, "
             "and whether it is still running or exited (with its exit code). With nothing new yet, it waits "
             "up to 5 s for output. Poll it to wait for a server's ready line."), input_model=BashOutputInput, handler=bash_output, category="other",
-            is_read_only=lambda _i: True, deferred=True, summarize=lambda i: i.job_id,
+            is_read_only=lambda _i: True, deferred=True, listed=False, summarize=lambda i: i.job_id,
             short_description="New output and status of a background bash job"),
         ToolSpec(name="kill_shell", description=(
             "Stop a background job started with bash(run_in_background=true): its whole process group "
             "(children included) is ended."), input_model=KillShellInput, handler=kill_shell, category="other",
             is_read_only=lambda _i: False, is_destructive=lambda _i: False, is_concurrency_safe=lambda _i: True,
-            deferred=True, summarize=lambda i: i.job_id,
+            deferred=True, listed=False, summarize=lambda i: i.job_id,
             short_description="Stop a background bash job (its whole process group)"),
     ]

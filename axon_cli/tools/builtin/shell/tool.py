@@ -51,10 +51,9 @@ DESCRIPTION = """Run a shell command (bash -c) in the project root and return it
 stdin is closed and nothing is interactive (CI=1, pagers off, no git prompts): pass flags such as -y
 instead of expecting prompts. stdout and stderr are merged in order. Default timeout 120 s (at most
 600); on timeout the whole process group is killed. Background processes (`cmd &`) are stopped when
-the command finishes. For a server, watcher or anything long-running, pass run_in_background=true:
-the call returns at once with a job id; read its new output with bash_output(job_id) and stop it
-with kill_shell(job_id). Long output keeps its head and tail; the full output is saved to a file you
-can page through with read_file."""
+the command finishes; for a server or watcher pass run_in_background=true instead (a job id for
+bash_output and kill_shell). Long output keeps its head and tail; the full output is saved to a
+file you can page through with read_file."""
 
 
 class BashInput(BaseModel):
@@ -62,8 +61,7 @@ class BashInput(BaseModel):
     command: str = Field(min_length=1, description="the shell command line")
     timeout: float | None = Field(None, gt=0, le=MAX_TIMEOUT,
                                   description="seconds before the command is killed (default 120, max 600)")
-    run_in_background: bool = Field(False, description="start it as a background job and return at once "
-                                    "(servers, watchers); no timeout; read it with bash_output")
+    run_in_background: bool = Field(False, description="run as a background job, return at once")
     outside_sandbox: SkipJsonSchema[bool] = False   # shown (and described) only under an auto sandbox
 
 
