@@ -129,6 +129,11 @@ def test_a_server_killed_while_idle_is_started_again_on_its_next_call(tmp_path):
         while _alive(pid):
             assert time.monotonic() < deadline, "the server did not die"
             time.sleep(0.05)
+        # the client learns of the death from its reader (asynchronously); a call racing that is the
+        # "died during a call" case, which is reported, not repeated — wait until it is known
+        while not session.manager.servers["test"].gone():
+            assert time.monotonic() < deadline, "the client never noticed that the server died"
+            time.sleep(0.05)
         out = session.manager.call("test", "add", {"a": 2, "b": 2}, timeout=30, cancel=threading.Event())
     finally:
         session.close()
