@@ -57,8 +57,9 @@ def test_prompt_has_environment_mode_and_deferred_tools(tmp_path):
     registry = ToolRegistry.with_builtins()
     prompt = build_system_prompt(Settings(mode="accept-edits"), registry)
     assert "Permission mode: accept-edits." in prompt
-    for spec in registry.deferred():
-        assert f"- {spec.name}:" in prompt
+    for spec in registry.deferred():       # listed, except those another tool activates (bash_output)
+        assert (f"- {spec.name}:" in prompt) == spec.listed, spec.name
+    assert not all(spec.listed for spec in registry.deferred())
     assert "{" not in prompt.split("Environment:")[1].split("\n")[0]
     context = build_project_context(tmp_path, gather_context(tmp_path), "HOOK SAID")
     assert f"The project is at {tmp_path};" in context and context.endswith("HOOK SAID\n</context>")
