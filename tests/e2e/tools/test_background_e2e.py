@@ -158,7 +158,7 @@ def test_ctrl_c_during_a_run_leaves_no_job_behind(server, axon_env: dict[str, st
 
     def after_start(body: dict[str, Any]) -> Reply:
         started.set()
-        return tool_reply(("bash", {"command": "sleep 60"}))
+        return tool_reply(("bash", {"command": f"export FGTAG={token}; sleep 60"}))
 
     server.add(tool_reply(("bash", {"command": stubborn_job(token), "run_in_background": True})), after_start)
     proc = subprocess.Popen([*axon_command(), "run", "go", "--yes", "--sandbox", "off"], cwd=project,
@@ -168,14 +168,15 @@ def test_ctrl_c_during_a_run_leaves_no_job_behind(server, axon_env: dict[str, st
         assert started.wait(DEADLINE)
         wait_until(lambda: len(live_with_env(f"JOBTAG={token}")) >= 2, "the job's processes")
         server.wait_for_requests(2)
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=DEADLINE)
+        wait_until(lambda: len(live_with_env(f"FGTAG={token}")) >= 1, "the foreground command")
+        proc.send_signal(signal.SIGINT)              # Ctrl-C while a foreground call runs beside the job
+        proc.communicate(timeout=3 * DEADLINE)       # generous: ending the job may wait out its grace
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 130
-    assert live_with_env(f"JOBTAG={token}") == []
+    assert live_with_env(f"JOBTAG={token}") == [] and live_with_env(f"FGTAG={token}") == []
 
 
 def test_default_mode_refuses_a_destructive_background_command(server, run_axon, project: Path) -> None:
