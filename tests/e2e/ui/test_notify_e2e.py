@@ -33,6 +33,7 @@ def start(project, axon_env):
     for c in started:
         if c.child.isalive():
             c.child.terminate(force=True)
+        assert "Traceback" not in c.raw
 
 
 def _ask_and_answer(c: Chat, server, project: Path) -> tuple[str, str]:  # type: ignore[no-untyped-def]
