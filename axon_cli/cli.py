@@ -26,7 +26,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=False, invoke_without_co
 
 MODEL = typer.Option(None, "--model", "-m", help="Model name (env AXON_MODEL).")
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
-MODE = typer.Option(None, "--mode", help="Permission mode: read-only | default | accept-edits | auto | yolo.")
+MODE = typer.Option(None, "--mode", help="Permission mode: read-only | plan | default | accept-edits | auto | yolo.")
 SANDBOX = typer.Option(None, "--sandbox", help="auto | off | read-only | workspace-write (default auto: "
                        "workspace-write where bubblewrap works).")
 PROTOCOL = typer.Option(None, "--tool-protocol", help="native | text | auto (text: for small local models).")
@@ -324,7 +324,7 @@ def init() -> None:
         from axon_cli.trust.widening import PERMISSIONS
 
         text = ('# What axon may do without asking. A rule is tool or tool(pattern); deny > ask > allow > mode.\n'
-                '# mode = "default"   # read-only | default | accept-edits | auto | yolo\n'
+                '# mode = "default"   # read-only | plan | default | accept-edits | auto | yolo\n'
                 'allow = []\nask = []\ndeny = ["read_file(.env*)", "bash(curl *)"]\n')
         atomic_write(perms, text.encode())
         _guard(lambda: folder_trust(root).keep_written(PERMISSIONS))   # what axon wrote stays trusted

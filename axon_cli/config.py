@@ -28,7 +28,7 @@ from axon_cli.trust.widening import CONFIG
 __all__ = ["Settings", "Price", "McpServerConfig", "HookConfig", "HookEvent", "HOOK_EVENTS", "LoadedSettings",
            "load_settings", "user_config_dir", "read_toml", "KEYLESS_HINT", "trust_requested", "folder_trust"]
 
-Mode = Literal["read-only", "default", "accept-edits", "auto", "yolo"]
+Mode = Literal["read-only", "plan", "default", "accept-edits", "auto", "yolo"]
 HookEvent = str      # any event name: Claude Code's (HOOK_EVENTS) and ones added later are accepted
 HOOK_EVENTS: tuple[str, ...] = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure",
                                 "Notification", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop",

@@ -318,10 +318,11 @@ def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver,
 def _restore_mode(rt: Runtime, mode: str) -> None:
     """Resume in the session's mode unless it is wider than the mode in force now: a transcript is
     a project file (a repository can ship one), so it may narrow what axon does, never widen it."""
+    from axon_cli.permissions.modes import DEFAULT_RANK
     from axon_cli.trust.widening import MODE_ORDER
 
     now = rt.policy.mode
-    if mode not in MODE_ORDER or MODE_ORDER[mode] <= MODE_ORDER.get(now, 1):
+    if mode not in MODE_ORDER or MODE_ORDER[mode] <= MODE_ORDER.get(now, DEFAULT_RANK):
         if mode in MODE_ORDER:
             rt.policy.set_mode(mode)
             rt.loaded.settings.mode = mode  # type: ignore[assignment]   # the settings say the mode in force

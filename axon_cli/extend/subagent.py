@@ -86,7 +86,7 @@ def _registry(parts: SessionParts, names: tuple[str, ...]) -> tuple[ToolRegistry
 def _system_prompt(parts: SessionParts, settings: Settings, registry: ToolRegistry,
                    definition: AgentDefinition) -> str:
     """The session's system prompt with the definition's role (the protocol's part is added after)."""
-    base = build_system_prompt(settings, registry, parts.policy.mode)
+    base = build_system_prompt(settings, registry, parts.policy.mode, main=False)
     role = load_template("subagent.md").format(role=definition.role or "")
     return f"{base.rstrip()}\n\n{role.strip()}\n"
 

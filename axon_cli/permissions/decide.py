@@ -1,7 +1,7 @@
 """The pure permission decision: (tool, input, facts, mode, rules, root) → allow | ask | deny.
 
 Precedence: deny rule > ask rule > allow rule > mode. On top of that, two safety floors:
-``read-only`` mode denies every call that is not read-only (rules cannot widen it), and a
+``read-only`` and ``plan`` deny every call that is not read-only (rules cannot widen them), and a
 sensitive path is never allowed by a mode alone (only by an allow rule that itself names a
 sensitive path). Paths outside the project ask (``yolo`` excepted). No I/O happens here: paths
 are resolved by the ``resolve`` callable passed in (default: lexical only).
@@ -15,6 +15,7 @@ from typing import Any
 from axon_cli.mcp.names import rule_names
 from axon_cli.permissions.base import Decision
 from axon_cli.permissions.decision_context import Containment, DecisionContext, FileProbe, Which
+from axon_cli.permissions.modes import changes_nothing, refuse_change
 from axon_cli.permissions.paths import PathFacts, Resolver, sensitive_reason
 from axon_cli.permissions.rules import Rule, RuleSet
 
@@ -56,12 +57,12 @@ def _decide_files(tool: str, write: bool, raw_paths: list[str], destructive: boo
             if rule.pattern is None or any(ctx.covers(rule, facts) for facts in per_path):
                 if action == "deny":
                     return Decision("deny", subject, rule.describe(), destructive)
-                if ctx.mode == "read-only" and write:
-                    return _read_only_deny(subject, destructive)
+                if changes_nothing(ctx.mode) and write:
+                    return refuse_change(subject, ctx.mode, destructive)
                 return Decision("ask", f"matches an ask rule ({subject})", rule.describe(), destructive,
                                 _suggest_file(tool, per_path, ctx))
-    if ctx.mode == "read-only" and write:
-        return _read_only_deny(subject, destructive)
+    if changes_nothing(ctx.mode) and write:
+        return refuse_change(subject, ctx.mode, destructive)
     allow = [r for r in ctx.rules.of("allow", tool)]
     covering = [next((r for r in allow if ctx.covers(r, facts)), None) for facts in per_path]
     sensitive = [f.sensitive for facts in per_path for f in facts if f.sensitive]
@@ -80,10 +81,6 @@ def _decide_files(tool: str, write: bool, raw_paths: list[str], destructive: boo
         return Decision("allow", "read-only" if not write else "edit inside the project", ctx.mode_by(),
                         destructive)
     return Decision("ask", "changes a file", ctx.mode_by(), destructive, suggested)
-
-
-def _read_only_deny(subject: str, destructive: bool) -> Decision:
-    return Decision("deny", f"{subject} is not read-only", "mode read-only", destructive)
 
 
 def _suggest_file(tool: str, per_path: list[list[PathFacts]], ctx: DecisionContext) -> str | None:
@@ -115,13 +112,13 @@ def _decide_other(tool: str, tool_input: dict[str, Any], read_only: bool, destru
             continue
         if action == "deny":
             return Decision("deny", tool, rule.describe(), destructive)
-        if ctx.mode == "read-only" and not read_only:
-            return _read_only_deny(tool, destructive)
+        if changes_nothing(ctx.mode) and not read_only:
+            return refuse_change(tool, ctx.mode, destructive)
         if action == "ask":
             return Decision("ask", "matches an ask rule", rule.describe(), destructive, tool)
         return Decision("allow", "allowed by a rule", rule.describe(), destructive)
-    if ctx.mode == "read-only" and (mcp or not read_only):
-        return _read_only_deny(tool, destructive)
+    if changes_nothing(ctx.mode) and (mcp or not read_only):
+        return refuse_change(tool, ctx.mode, destructive)
     if ctx.mode == "yolo" or (read_only and not mcp):
         return Decision("allow", "read-only" if read_only else "yolo", ctx.mode_by(), destructive)
     why = f"an MCP tool ({source[4:]})" if mcp else "not read-only"

@@ -1,6 +1,9 @@
 """The ladder of permission modes, each running everything the one before it runs, and more.
 
 - ``read-only``: read-only calls run; everything else is denied (the sandbox is read-only too).
+- ``plan``: as ``read-only`` (a refusal tells the model to put the change in its plan instead), and
+  ``web_fetch`` asks as in ``default``; the model is told to end its turn with a plan (chat then
+  asks whether to carry it out).
 - ``default``: read-only calls run; edits ask (with the diff); destructive calls ask; other shell
   commands that the sandbox confines and a snapshot can undo (tests, builds, scripts, new files)
   run ("sandboxed, undoable").
@@ -14,14 +17,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from axon_cli.permissions.base import Decision
+
 if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import Containment
 
-__all__ = ["MODES", "DESCRIPTIONS", "rank", "effective_mode", "auto_fallback_note", "wider_modes"]
+__all__ = ["MODES", "DESCRIPTIONS", "CHANGES_NOTHING", "DEFAULT_RANK", "rank", "effective_mode",
+           "auto_fallback_note", "wider_modes", "changes_nothing", "refuse_change"]
 
-MODES = ("read-only", "default", "accept-edits", "auto", "yolo")
+MODES = ("read-only", "plan", "default", "accept-edits", "auto", "yolo")
+DEFAULT_RANK = MODES.index("default")
+CHANGES_NOTHING = ("read-only", "plan")     # the modes that deny every call that is not read-only
 DESCRIPTIONS = {
     "read-only": "read-only calls only",
+    "plan": "read-only calls only; the model investigates and ends with a plan for you to approve",
     "default": "asks before edits and before every destructive call",
     "accept-edits": "file edits run without asking; destructive calls still ask",
     "auto": "whatever the sandbox confines and a snapshot can undo runs without asking, deletes included",
@@ -31,7 +40,23 @@ DESCRIPTIONS = {
 
 def rank(mode: str) -> int:
     """The mode's place on the ladder (an unknown mode ranks as ``default``)."""
-    return MODES.index(mode) if mode in MODES else 1
+    return MODES.index(mode) if mode in MODES else DEFAULT_RANK
+
+
+def changes_nothing(mode: str) -> bool:
+    """Whether ``mode`` denies every call that is not read-only (``read-only`` and ``plan``)."""
+    return mode in CHANGES_NOTHING
+
+
+def refuse_change(subject: str, mode: str, destructive: bool, what: str = "is not read-only") -> Decision:
+    """The denial of a call that would change something, in a mode that changes nothing: in ``plan``
+    it tells the model to propose the change in its plan (wording in ``prompts/plan_mode.md``)."""
+    reason = f"{subject} {what}"
+    if mode == "plan":
+        from axon_cli.prompts import load_sections
+
+        reason += ": " + load_sections("plan_mode.md")["refused"]
+    return Decision("deny", reason, f"mode {mode}", destructive)
 
 
 def wider_modes(mode: str) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from axon_cli.permissions.containment import changed_words, reaches_out
+from axon_cli.permissions.modes import changes_nothing
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.permissions.shell.facts import command_name, destructive_reason
 from axon_cli.permissions.shell.git_effects import git_effects
@@ -89,8 +90,8 @@ def _unit_needs(unit: Unit, ctx: DecisionContext, writes: list[PathFacts]) -> st
 def sandbox_exit(a: CommandAnalysis, named: list[PathFacts], ctx: DecisionContext, asked: bool) -> SandboxExit:
     """Why the analysed command ``a`` would leave the sandbox (``named``: the facts of the paths its
     words and redirections name), or why it never may."""
-    if ctx.mode == "read-only":
-        return SandboxExit(pinned="mode read-only")
+    if changes_nothing(ctx.mode):
+        return SandboxExit(pinned=f"mode {ctx.mode}")
     writes = [[f for w in (_written(u) if u.argv else []) + u.write_paths for f in ctx.facts(w, True)]
               for u in a.units]
     sensitive = next((f.sensitive for f in named + [f for group in writes for f in group] if f.sensitive), None)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from axon_cli.permissions.base import Decision
 from axon_cli.permissions.containment import SANDBOXED_UNDOABLE, not_contained, reaches_out
 from axon_cli.permissions.effects import Effects, unit_effects
-from axon_cli.permissions.modes import effective_mode
+from axon_cli.permissions.modes import changes_nothing, effective_mode, refuse_change
 from axon_cli.permissions.paths import PathFacts, sensitive_reason
 from axon_cli.permissions.rules import FILE_TOOLS, Rule, bash_match
 from axon_cli.permissions.sandbox_exit import ASKED, runs_project_code, sandbox_exit
@@ -130,11 +130,11 @@ def _decide_parsed(command: str, a: CommandAnalysis, facts: _Facts, ctx: Decisio
         what = subject if hit else f"{subject} names {file_hit[1]}"   # type: ignore[index]
         if action == "deny":
             return Decision("deny", what, rule.describe(), destructive)
-        if ctx.mode == "read-only" and not a.read_only:
+        if changes_nothing(ctx.mode) and not a.read_only:
             break
         return Decision("ask", f"matches an ask rule ({what})", rule.describe(), destructive, _suggest(a.units, tool))
-    if ctx.mode == "read-only" and not a.read_only:
-        return Decision("deny", f"{subject} is not read-only", "mode read-only", destructive)
+    if changes_nothing(ctx.mode) and not a.read_only:
+        return refuse_change(subject, ctx.mode, destructive)
     return _allow_or_ask(a, facts, ctx, tool, destructive)
 
 
@@ -248,10 +248,10 @@ def _unparsed(command: str, a: CommandAnalysis, ctx: DecisionContext, tool: str,
                 continue
             if action == "deny":
                 return Decision("deny", subject, rule.describe(), True)
-            if ctx.mode != "read-only":
+            if not changes_nothing(ctx.mode):
                 return Decision("ask" if action == "ask" else "allow", f"unparseable command ({a.error})", rule.describe(), True)
-    if ctx.mode == "read-only":
-        return Decision("deny", f"{subject} could not be parsed ({a.error})", "mode read-only", True)
+    if changes_nothing(ctx.mode):
+        return refuse_change(subject, ctx.mode, True, f"could not be parsed ({a.error})")
     if ctx.mode == "yolo":
         return Decision("allow", "yolo", "mode yolo", True)
     return Decision("ask", f"could not parse the command ({a.error})", f"mode {ctx.mode}", True)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from axon_cli.config import Settings
 from axon_cli.gitsafe import run_git
-from axon_cli.prompts import load_template
+from axon_cli.prompts import load_sections, load_template
 from axon_cli.session.instructions import (
     INSTRUCTION_NAMES,
     MAX_INSTRUCTION_BYTES,
@@ -99,8 +99,10 @@ def gather_context(project_root: Path, cwd: Path | None = None) -> PromptContext
     return PromptContext(project_root, git_summary(cwd), block, NestedInstructions(project_root, cwd, reader))
 
 
-def build_system_prompt(settings: Settings, registry: ToolRegistry, mode: str | None = None) -> str:
-    """The system prompt: who axon is, how to work, the machine, the mode, deferred tools."""
+def build_system_prompt(settings: Settings, registry: ToolRegistry, mode: str | None = None,
+                        main: bool = True) -> str:
+    """The system prompt: who axon is, how to work, the machine, the mode, deferred tools; in plan
+    mode (``main``: the session's own agent, not a sub-agent) how to plan instead of changing."""
     deferred = [spec for spec in registry.deferred() if spec.listed]
     deferred_block = ""
     if deferred:
@@ -108,10 +110,14 @@ def build_system_prompt(settings: Settings, registry: ToolRegistry, mode: str | 
         deferred_block = ("\n\nMore tools exist but are not loaded; call tool_search with keywords to "
                           f"activate them:\n{lines}")
     template = "system_compact.md" if settings.prompt_profile == "compact" else "system.md"
-    return load_template(template).format(
+    mode = mode or settings.mode
+    text = load_template(template).format(
         os_name=platform.system(), shell=os.environ.get("SHELL", "/bin/sh"),
-        date=datetime.date.today().isoformat(), mode=mode or settings.mode, deferred_block=deferred_block,
+        date=datetime.date.today().isoformat(), mode=mode, deferred_block=deferred_block,
     ).rstrip() + "\n"
+    if mode == "plan" and main:
+        text += "\n" + load_sections("plan_mode.md")["system"] + "\n"
+    return text
 
 
 def build_project_context(project_root: Path, gathered: PromptContext | None = None, extra: str = "") -> str:

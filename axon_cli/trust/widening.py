@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from axon_cli.permissions.modes import MODES
+from axon_cli.permissions.modes import DEFAULT_RANK, MODES
 from axon_cli.trust.items import WideningItem, file_item, with_pins
 from axon_cli.trust.pins import hook_files, pin, server_files
 
@@ -42,7 +42,8 @@ SOURCES = (CONFIG, PERMISSIONS, MCP_JSON, CLAUDE_SETTINGS, CLAUDE_LOCAL)
 
 MODE_ORDER = {mode: i for i, mode in enumerate(MODES)}
 SANDBOX_ORDER = {"off": 0, "auto": 1, "workspace-write": 1, "read-only": 2}
-_MODE_EFFECT = {"default": "calls that change things may run once you approve them",
+_MODE_EFFECT = {"plan": "web fetches may run once you approve them",     # wider than read-only only
+                "default": "calls that change things may run once you approve them",
                 "accept-edits": "file edits run without asking",
                 "auto": "sandboxed, undoable calls run without asking, deletes included",
                 "yolo": "every call runs without asking"}
@@ -82,7 +83,7 @@ def _canonical(value: Any) -> str:
 
 def _mode(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     value = data.get("mode")
-    if isinstance(value, str) and value in _MODE_EFFECT and MODE_ORDER[value] > MODE_ORDER.get(base.mode, 1):
+    if isinstance(value, str) and value in _MODE_EFFECT and MODE_ORDER[value] > MODE_ORDER.get(base.mode, DEFAULT_RANK):
         yours = "" if base.mode == "default" else f' (yours: "{base.mode}")'
         yield Found(WideningItem("mode", source, source, f'mode = "{value}"{yours}: {_MODE_EFFECT[value]}', value),
                     ("mode",))

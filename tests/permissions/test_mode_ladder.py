@@ -1,6 +1,6 @@
 """The mode ladder, command by command: what each mode does with a call, on a real project on disk.
 
-Each row is a command and five letters, one a mode in ladder order (read-only, default,
+Each row is a command and six letters, one a mode in ladder order (read-only, plan, default,
 accept-edits, auto, yolo): ``A`` runs, ``Q`` asks, ``D`` denied. The project has real files, so
 "overwrites an existing file" and "creates a new one" are told apart by the disk; the sandbox and a
 snapshot are on; ``data/`` is git-ignored (snapshotted, as small ignored files are) and
@@ -45,9 +45,9 @@ ASK_ALWAYS = [   # beyond what the sandbox confines or a snapshot undoes: asks b
     "python3 -c \"import os; os.remove('a.txt')\"", "sed -n 'w a.txt' b.txt", "git -c core.fsmonitor=x status",
 ]
 ROWS: list[tuple[str, str]] = (
-    [(c, "AAAAA") for c in READ_ONLY] + [(c, "DQQAA") for c in DESTRUCTIVE] + [(c, "DQAAA") for c in EDITS]
-    + [(c, "DAAAA") for c in CREATES] + [(c, "DQQQA") for c in ASK_ALWAYS]
-    + [("cat .env", "QQQQQ"), ("cat ~/.ssh/id_rsa", "QQQQQ")]
+    [(c, "AAAAAA") for c in READ_ONLY] + [(c, "DDQQAA") for c in DESTRUCTIVE] + [(c, "DDQAAA") for c in EDITS]
+    + [(c, "DDAAAA") for c in CREATES] + [(c, "DDQQQA") for c in ASK_ALWAYS]
+    + [("cat .env", "QQQQQQ"), ("cat ~/.ssh/id_rsa", "QQQQQQ")]
 )
 
 
@@ -101,9 +101,9 @@ def test_each_mode_with_the_sandbox_on(command: str, expected: str, proj: tuple[
 def test_without_a_sandbox_auto_acts_as_accept_edits(command: str, expected: str, proj: tuple[Path, Path]) -> None:
     root, home = proj
     got = verdicts("bash", "shell", {"command": command}, root, home, contained=None)
-    assert got[3] == got[2], command                 # auto == accept-edits
-    assert got[1] in ("Q", "D") or expected[1] == "A" and command in READ_ONLY, command   # only reads run unasked
-    assert got[0] == expected[0] and got[4] == expected[4], command
+    assert got[4] == got[3], command                 # auto == accept-edits
+    assert got[2] in ("Q", "D") or expected[2] == "A" and command in READ_ONLY, command   # only reads run unasked
+    assert got[0] == expected[0] and got[1] == expected[1] and got[5] == expected[5], command
 
 
 def test_every_mode_runs_what_the_one_below_it_runs(proj: tuple[Path, Path]) -> None:
@@ -113,6 +113,15 @@ def test_every_mode_runs_what_the_one_below_it_runs(proj: tuple[Path, Path]) -> 
             got = verdicts("bash", "shell", {"command": command}, root, home, contained=contained)
             ranks = ["DQA".index(letter) for letter in got]
             assert ranks == sorted(ranks), (command, got)
+
+
+def test_plan_decides_every_command_as_read_only_does(proj: tuple[Path, Path]) -> None:
+    root, home = proj
+    plan, read_only = MODES.index("plan"), MODES.index("read-only")
+    for command, _ in ROWS:
+        for contained in (containment(root), None):
+            got = verdicts("bash", "shell", {"command": command}, root, home, contained=contained)
+            assert got[plan] == got[read_only], (command, got)
 
 
 @pytest.mark.parametrize("command,asked,expected", [

@@ -19,6 +19,7 @@ WORD = {"A": "runs", "Q": "asks", "D": "denied"}
 KINDS: list[tuple[str, str, str, dict[str, str], bool]] = [
     ("read a file", "read_file", "read", {"path": "a.txt"}, True),
     ("read-only command", "bash", "shell", {"command": "git status"}, False),
+    ("update the todo list (the plan's)", "todo_write", "other", {"todos": "[…]"}, True),
     ("edit an existing file", "edit_file", "edit", {"path": "a.txt"}, False),
     ("edit in place by a command", "bash", "shell", {"command": "sed -i s/x/y/ a.txt"}, False),
     ("create a new file", "write_file", "edit", {"path": "new.txt"}, False),

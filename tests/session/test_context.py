@@ -66,6 +66,15 @@ def test_prompt_has_environment_mode_and_deferred_tools(tmp_path):
     assert "Git branch" not in context        # an empty .git directory is not a repository: no line, no error
 
 
+def test_plan_mode_tells_the_main_agent_to_end_with_a_plan_not_a_sub_agent():
+    registry = ToolRegistry.with_builtins()
+    plan = build_system_prompt(Settings(mode="plan"), registry)
+    assert "Permission mode: plan." in plan and "You are in plan mode" in plan and "numbered steps" in plan
+    assert "plan mode" not in build_system_prompt(Settings(mode="default"), registry)
+    assert "You are in plan mode" not in build_system_prompt(Settings(mode="plan"), registry, main=False)
+    assert "You are in plan mode" in build_system_prompt(Settings(), registry, "plan")   # /plan: the mode now
+
+
 def test_the_system_prompt_is_the_same_in_every_project(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     for folder in (one, two):

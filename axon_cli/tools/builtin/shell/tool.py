@@ -27,6 +27,7 @@ from pydantic.json_schema import SkipJsonSchema
 from axon_cli import sandbox
 from axon_cli.errors import ConfigError
 from axon_cli.masking import default_masker
+from axon_cli.permissions.modes import CHANGES_NOTHING
 from axon_cli.sandbox import SandboxStatus
 from axon_cli.tools.builtin.shell.background import background_specs, start_job
 from axon_cli.tools.builtin.shell.capture import StreamCapture
@@ -45,7 +46,7 @@ MAX_TIMEOUT = 600.0
 SESSION_ENV_KEY = "session_env"   # ToolContext.extra: variables SessionStart hooks set (extend/session_env.py)
 MAX_RESULT_CHARS = 30_000
 FOOTER_RESERVE = 100        # room kept for the last line (exit code / timeout) within the budget
-READ_ONLY_MODES = ("read-only", "plan")   # permission modes whose commands run in the read-only sandbox
+READ_ONLY_MODES = CHANGES_NOTHING   # permission modes whose commands run in the read-only sandbox
 
 DESCRIPTION = """Run a shell command (bash -c) in the project root and return its output and exit code.
 stdin is closed and nothing is interactive (CI=1, pagers off, no git prompts): pass flags such as -y
