@@ -31,8 +31,9 @@ class Guidance:
 
     def new_turn(self, turn: UserTurn, hint: str | None) -> None:
         """A user turn begins with ``turn``; ``hint`` says how the protocol calls a tool."""
-        self.nudger = Nudger(hint, bool(self.registry.active()), self.registry, self.ctx)
-        self.checks = AnswerChecks(turn, hint, self.registry, self.ctx)
+        planning = getattr(self.ctx.settings, "mode", "") == "plan"     # the mode in force as the turn starts
+        self.nudger = Nudger(hint, bool(self.registry.active()), self.registry, self.ctx, planning=planning)
+        self.checks = AnswerChecks(turn, hint, self.registry, self.ctx, planning=planning)
         self.repeats = RepeatGuard(self.ledger)
         self.reason = ""
 

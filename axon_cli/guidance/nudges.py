@@ -42,8 +42,9 @@ class Nudger:
     _FILE = re.compile(r"[\w./-]*\w\.[A-Za-z0-9]{1,8}\b|\b[A-Z][A-Z_]{2,}\b")   # calc.py, src/a.ts, VERSION
 
     def __init__(self, hint: str | None, tools_active: bool, registry: ToolRegistry | None = None,
-                 ctx: ToolContext | None = None) -> None:
+                 ctx: ToolContext | None = None, planning: bool = False) -> None:
         self.hint = hint or NATIVE_HINT
+        self.planning = planning      # plan mode: once the model has looked, its prose is the plan
         self.tools_active = tools_active
         self.registry = registry
         self.ctx = ctx
@@ -67,7 +68,7 @@ class Nudger:
             self.reason = "the model sent an empty reply; asked it once more"
             return EMPTY_NUDGE
         self.empty = 0
-        if self.reminded or not self.tools_active or not self.means_to_act(content):
+        if self.reminded or not self.tools_active or (self.planning and self.called) or not self.means_to_act(content):
             return None
         self.reminded = True
         self.reason = "the model described a step without calling a tool; reminded it how to call tools"

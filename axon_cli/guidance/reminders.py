@@ -19,6 +19,9 @@ Seven checks, each at most once per turn, on an answer that has no tool calls:
   no tool result of the turn shows (``values.py``): answer from the results or look again.
 - *no answer*: the whole answer is "The task is complete." — say what the result is.
 
+In plan mode (a turn that must change nothing and end with a plan) only *look first*, *unseen value*
+and *no answer* apply: the others would tell the model to make the change.
+
 Plain conversation ("hi", "what is a monad") and honest answers after real successful calls are
 never reminded. The wording is generic (``prompts/guidance_reminders.md``): no check knows about
 any particular task.
@@ -77,13 +80,16 @@ HANDED_OVER = _TEXT["handed-over"]
 ANY_TOOL = _TEXT["any-tool"]
 
 CHECKS = ("ground", "claim", "handed", "unfinished", "target", "unseen", "bare")
+PLANNING = ("ground", "unseen", "bare")     # in plan mode: the checks that never push for a change
 
 
 class AnswerChecks:
     """One user turn's grounding checks; ``check`` answers with a reminder or None."""
 
-    def __init__(self, task: UserTurn | str, hint: str | None, registry: ToolRegistry, ctx: ToolContext) -> None:
+    def __init__(self, task: UserTurn | str, hint: str | None, registry: ToolRegistry, ctx: ToolContext,
+                 planning: bool = False) -> None:
         self.turn = UserTurn.of(task)
+        self.checks = PLANNING if planning else CHECKS   # plan mode changes nothing: no "do it now"
         # as the model read it, the words then the attached files: what the claim, handed-over and
         # unseen-value checks read (a value shown in an attached file was seen)
         self.message = self.turn.render()
@@ -118,8 +124,9 @@ class AnswerChecks:
                 self.changed = True
 
     def check(self, answer: str) -> str | None:
-        """The first reminder (in ``CHECKS`` order) not yet sent this turn that fits ``answer``, or None."""
-        for name in CHECKS:
+        """The first reminder (in ``CHECKS`` order) not yet sent this turn that fits ``answer``, or None
+        (in plan mode only the ``PLANNING`` checks)."""
+        for name in self.checks:
             if name in self.sent:
                 continue
             text = self.evaluate(name, answer)

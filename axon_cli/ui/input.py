@@ -72,7 +72,7 @@ class ReplCompleter(Completer):
             yield Completion("@" + path, start_position=-len(prefix) - 1)
 
 
-def _bindings() -> Any:
+def _bindings(cycle_mode: Callable[[], None] | None = None) -> Any:
     from prompt_toolkit.filters import has_focus
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.key_binding.key_processor import KeyPressEvent
@@ -103,6 +103,13 @@ def _bindings() -> Any:
         else:
             event.app.exit(exception=KeyboardInterrupt(), style="class:aborting")
 
+    if cycle_mode is not None:
+        @kb.add("s-tab", filter=default)
+        def _cycle(event: KeyPressEvent) -> None:
+            """Shift-Tab: the next permission mode; the prompt line shows it at once."""
+            cycle_mode()
+            event.app.invalidate()
+
     @kb.add(Keys.BracketedPaste)
     def _paste(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text(event.data.replace("\r\n", "\n").replace("\r", "\n"))
@@ -110,8 +117,10 @@ def _bindings() -> Any:
     return kb
 
 
-def make_session(history_file: Path, completer: Any, toolbar: Callable[[], Any]) -> Any:
-    """A multi-line prompt session with per-project history and the REPL's key bindings."""
+def make_session(history_file: Path, completer: Any, toolbar: Callable[[], Any],
+                 cycle_mode: Callable[[], None] | None = None) -> Any:
+    """A multi-line prompt session with per-project history and the REPL's key bindings
+    (``cycle_mode``: what Shift-Tab does)."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory, InMemoryHistory
 
@@ -121,5 +130,5 @@ def make_session(history_file: Path, completer: Any, toolbar: Callable[[], Any])
     except OSError:
         history = InMemoryHistory()
     return PromptSession(history=history, completer=completer, complete_while_typing=True, multiline=True,
-                         key_bindings=_bindings(), bottom_toolbar=toolbar, prompt_continuation="… ",
+                         key_bindings=_bindings(cycle_mode), bottom_toolbar=toolbar, prompt_continuation="… ",
                          enable_history_search=False, reserve_space_for_menu=6)

@@ -34,6 +34,7 @@ from axon_cli.turn import UserTurn
 from axon_cli.ui.confirm import ReplApprover
 from axon_cli.ui.input import ReplCompleter, attach_mentions, make_session
 from axon_cli.ui.notify import Notifier
+from axon_cli.ui.plan import ended_with_plan
 from axon_cli.ui.render import make_console, print_error, print_notice, toolbar_text
 from axon_cli.ui.slash import command_names, run_slash
 from axon_cli.ui.stream import StreamView
@@ -117,7 +118,7 @@ class Repl:
         self.tty = sys.stdin.isatty() and sys.stdout.isatty()
         self.running = True
         self._rt: Runtime | None = None
-        self._status = ""
+        self._status: tuple[int, str] = (0, "")      # context tokens used, cost: set between turns
 
     # -- runtime ----------------------------------------------------------------------------
     @property
@@ -178,6 +179,12 @@ class Repl:
         self.rt.policy.set_mode(mode)
         self.rt.llm.settings.mode = mode  # type: ignore[assignment]
 
+    def cycle_mode(self) -> None:
+        """Shift-Tab: default → accept-edits → plan → default (the prompt line shows the mode)."""
+        from axon_cli.ui.plan import next_mode
+
+        self.set_mode(next_mode(self.current_mode()))
+
     def refresh_status(self) -> None:
         """Recompute the toolbar's text (between turns: the cost meter is not free)."""
         rt = self._rt
@@ -188,12 +195,22 @@ class Repl:
         if not used:
             with contextlib.suppress(Exception):
                 used = rt.context_tokens()
-        status = toolbar_text(rt.llm.settings.model, self.current_mode(), used,
-                              rt.llm.settings.context_window, f"${cost:.4f}" if cost else "")
-        self._status = f" {status}  ·  /help  Alt-Enter newline "
+        self._status = (used, f"${cost:.4f}" if cost else "")
 
     def toolbar(self) -> str:
-        return self._status
+        """The bottom toolbar: model, the mode in force now (Shift-Tab changes it), context, cost."""
+        if self._rt is None:
+            return ""
+        settings = self._rt.llm.settings
+        status = toolbar_text(settings.model, self.current_mode(), self._status[0], settings.context_window,
+                              self._status[1])
+        return f" {status}  ·  /help  Alt-Enter newline  ·  Shift-Tab mode "
+
+    def prompt_message(self) -> list[tuple[str, str]]:
+        """The prompt line: ``› ``, after the mode's name when it is not ``default``."""
+        mode = self.current_mode()
+        shown = [] if mode == "default" else [("ansiyellow bold" if mode == "plan" else "ansimagenta bold", mode + " ")]
+        return [*shown, ("ansicyan bold", "› ")]
 
     def _banner(self, rt: Runtime, resumed: bool) -> None:
         head = Text.assemble(("axon ", "bold"), (__version__, "dim"), "  ", (rt.llm.settings.model, "cyan"),
@@ -267,9 +284,10 @@ class Repl:
                 print_notice(self.console, note)
         rt = self.rt
         started = time.monotonic()
+        result = None
         try:
             with _no_echo(self.tty):
-                rt.agent.run(turn)
+                result = rt.agent.run(turn)
         except KeyboardInterrupt:
             rt.ctx.cancel.set()
             repair_history(rt.agent)
@@ -286,14 +304,29 @@ class Repl:
             self.view.end_turn()
             self.console.print()
             self.notifier.turn_ended(time.monotonic() - started)
+        if result is not None and ended_with_plan(result, self.current_mode()):
+            self._after_plan()
+
+    def _after_plan(self) -> None:
+        """The turn ended with a plan: carry it out (in the mode chosen), keep planning, or send
+        what the user typed to change it."""
+        from axon_cli.ui.confirm import read_choice
+        from axon_cli.ui.plan import approval_message, ask_to_proceed
+
+        self.notifier.ring("axon has a plan for you to review")
+        mode, feedback = ask_to_proceed(self.console, read_choice)
+        if mode is not None:
+            self.set_mode(mode)
+            self.run_turn(UserTurn(approval_message(mode)))
+        elif feedback:
+            self.run_turn(feedback)
 
     def _tty_reader(self) -> Any:
         from prompt_toolkit.formatted_text import FormattedText
 
         completer = ReplCompleter(self.project_root, lambda: command_names(self))
-        session = make_session(self.state_dir / "history", completer, self.toolbar)
-        message = FormattedText([("ansicyan bold", "› ")])
-        return lambda: session.prompt(message)
+        session = make_session(self.state_dir / "history", completer, self.toolbar, self.cycle_mode)
+        return lambda: session.prompt(lambda: FormattedText(self.prompt_message()))
 
     def _plain_reader(self) -> str:
         line = sys.stdin.readline()

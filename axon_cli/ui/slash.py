@@ -1,4 +1,4 @@
-"""Slash commands of the REPL: ``/help``, ``/mode``, ``/model``, ``/undo``, ``/jobs``, … and a close-match hint.
+"""Slash commands of the REPL: ``/help``, ``/mode``, ``/plan``, ``/model``, ``/undo``, ``/jobs``, … and a close-match hint.
 
 After the built-in ones come the custom commands (``.axon/commands/NAME.md``, ``.claude/commands/``
 and the user's; ``extend/commands.py``); a built-in command keeps its name if a custom one has the same.
@@ -51,6 +51,8 @@ class Repl(Protocol):
 
     def run_custom(self, command: CustomCommand, arguments: str) -> None: ...
 
+    def run_turn(self, typed: str) -> None: ...
+
 
 @dataclass(frozen=True)
 class Command:
@@ -69,6 +71,7 @@ def _help(repl: Repl, arg: str) -> None:
     _help_extensions(repl, out)
     out.append("\nKeys\n", "bold")
     out.append("  Enter send · Alt-Enter or Esc Enter or Ctrl-J newline · Ctrl-R search history\n"
+               "  Shift-Tab next mode (default → accept-edits → plan)\n"
                "  Ctrl-C stop the running turn (on an empty line: twice to exit) · Ctrl-D exit\n"
                "  @path attaches a project file to your message (Tab completes)\n")
     out.append("\n/undo puts back what the last turn changed — file edits and bash commands alike — "
@@ -122,6 +125,13 @@ def _mode(repl: Repl, arg: str) -> None:
     note = auto_fallback_note(arg, getattr(repl.rt.policy, "containment", None))
     if note:
         print_notice(repl.console, note)
+
+
+def _plan(repl: Repl, arg: str) -> None:
+    """``/plan``: switch to plan mode; ``/plan TEXT`` switches and sends TEXT."""
+    _mode(repl, "plan")
+    if arg:
+        repl.run_turn(arg)
 
 
 def _model(repl: Repl, arg: str) -> None:
@@ -211,6 +221,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("help", "this help", _help),
     Command("clear", "start a new conversation", _clear),
     Command("mode", "show or set the permission mode", _mode, "[name]"),
+    Command("plan", "plan mode: change nothing, end with a plan (TEXT: sent)", _plan, "[text]"),
     Command("model", "show or set the model", _model, "[name]"),
     Command("tools", "list active and deferred tools", _tools),
     Command("permissions", "show the effective permission rules", _permissions),

@@ -255,3 +255,29 @@ def test_a_denied_change_is_explained_not_sent_back_but_a_failed_one_is(registry
     failed = checks(task, registry, ctx)
     failed.saw([rm], [ok(rm, good=False)])
     assert (failed.check("It is still there.") or "").startswith("Not done yet")
+
+
+def test_in_plan_mode_a_plan_is_never_told_to_make_the_change(registry, ctx):
+    """A plan after looking: in default mode the unfinished-change check says "do it now"; in plan
+    mode nothing pushes for the change (look first still applies)."""
+    task, plan = "fix the bug in calc.py", "Plan:\n1. In calc.py, I will change `a - b` to `a + b`.\n2. Run it."
+    read = call("read_file", path="calc.py")
+    doing = checks(task, registry, ctx)
+    doing.saw([read], [ok(read)])
+    assert doing.check(plan) is not None
+    planning = AnswerChecks(task, NATIVE_HINT, registry, ctx, planning=True)
+    planning.saw([read], [ok(read)])
+    assert planning.check(plan) is None
+    unread = AnswerChecks(task, NATIVE_HINT, registry, ctx, planning=True).check(plan) or ""
+    assert unread.startswith("Look before you answer")
+
+
+def test_in_plan_mode_a_plan_after_looking_is_no_unfinished_step(registry, ctx):
+    from axon_cli.guidance.nudges import Nudger
+
+    plan = "1. I will edit calc.py to return a + b."
+    doing, planning = Nudger(NATIVE_HINT, True, registry, ctx), Nudger(NATIVE_HINT, True, registry, ctx, planning=True)
+    for n in (doing, planning):
+        n.saw_calls()
+    assert doing.check(plan) is not None and planning.check(plan) is None
+    assert Nudger(NATIVE_HINT, True, registry, ctx, planning=True).check("Let me read calc.py first.") is not None

@@ -1,0 +1,60 @@
+"""Plan mode in chat: Shift-Tab's cycle of modes, and what happens once a turn in plan mode ends.
+
+A turn in plan mode ends with the model's plan (shown as the answer); the REPL then asks, as a small
+numbered choice, whether to carry it out in ``default`` or ``accept-edits`` mode, or keep planning.
+Proceeding switches the mode and sends the approval message (``prompts/plan_mode.md``) as the next
+user turn of the same session. The agent loop never asks: this is the frontend's question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.text import Text
+
+from axon_cli.loop.results import RunResult
+
+__all__ = ["CYCLE", "PROCEED", "next_mode", "ended_with_plan", "ask_to_proceed", "approval_message"]
+
+CYCLE = ("default", "accept-edits", "plan")             # Shift-Tab, as Claude Code cycles its modes
+PROCEED = {"1": "default", "2": "accept-edits"}          # the choices after a plan; 3 keeps planning
+
+Reader = Callable[[str, str], str]
+
+
+def next_mode(mode: str) -> str:
+    """The mode Shift-Tab switches to: the next of ``CYCLE``; from a mode outside it, ``default``."""
+    return CYCLE[(CYCLE.index(mode) + 1) % len(CYCLE)] if mode in CYCLE else "default"
+
+
+def ended_with_plan(result: RunResult, mode: str) -> bool:
+    """Whether the turn ended with an answer (the plan) while the mode was plan."""
+    return mode == "plan" and result.stop_reason == "final" and bool(result.result.strip())
+
+
+def ask_to_proceed(console: Console, read: Reader) -> tuple[str | None, str]:
+    """Ask whether to carry out the plan: (the mode chosen to do it in, "") to proceed, or (None, what
+    the user typed instead of a number: the next message) to keep planning — also on Ctrl-C, Ctrl-D
+    or Esc, with no message."""
+    console.print(Text.assemble(("Proceed with this plan? ", "bold"), ("1", "bold green"), " yes, in default mode "
+                                "(edits ask) · ", ("2", "bold green"), " yes, in accept-edits mode · ",
+                                ("3", "bold yellow"), " no, keep planning\n",
+                                ("or type what to change in the plan, then Enter", "dim")))
+    try:
+        choice = read("> ", "123").strip()
+    except (KeyboardInterrupt, EOFError):
+        choice = "3"
+    mode = PROCEED.get(choice)
+    if mode is not None:
+        console.print(Text(f"✓ plan approved; mode: {mode}", "green"))
+        return mode, ""
+    console.print(Text("keeping plan mode", "yellow"))
+    return None, "" if choice in ("3", "n") else choice
+
+
+def approval_message(mode: str) -> str:
+    """The user message that tells the model its plan was approved and to carry it out."""
+    from axon_cli.prompts import load_sections
+
+    return load_sections("plan_mode.md")["approved"].format(mode=mode)
