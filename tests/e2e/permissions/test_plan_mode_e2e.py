@@ -59,7 +59,7 @@ def test_plan_mode_changes_nothing_even_when_the_model_tries_to_write(server, ru
                                                                       sandbox: str) -> None:
     before, canary = _plant(project)
     server.add(tool_reply(*_attempts(canary)), text_reply(PLAN))
-    r = run_axon("run", "--mode", "plan", "--sandbox", sandbox, "change old to new")
+    r = run_axon("run", "--mode", "plan", "--sandbox", sandbox, "--yes", "change old to new")   # --yes: no ask to deny
     assert r.code == 0, r.stderr
     _check(project, before, canary, server, r.stdout)
     system = server.requests[0].messages[0]["content"]
