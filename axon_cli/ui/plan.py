@@ -9,13 +9,16 @@ user turn of the same session. The agent loop never asks: this is the frontend's
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from rich.console import Console
 from rich.text import Text
 
 from axon_cli.loop.results import RunResult
+from axon_cli.turn import UserTurn
 
-__all__ = ["CYCLE", "PROCEED", "next_mode", "ended_with_plan", "ask_to_proceed", "approval_message"]
+__all__ = ["CYCLE", "PROCEED", "next_mode", "prompt_fragments", "ended_with_plan", "ask_to_proceed",
+           "approval_message", "after_plan"]
 
 CYCLE = ("default", "accept-edits", "plan")             # Shift-Tab, as Claude Code cycles its modes
 PROCEED = {"1": "default", "2": "accept-edits"}          # the choices after a plan; 3 keeps planning
@@ -23,9 +26,25 @@ PROCEED = {"1": "default", "2": "accept-edits"}          # the choices after a p
 Reader = Callable[[str, str], str]
 
 
+class PlanRepl(Protocol):
+    """What ``after_plan`` uses of the REPL."""
+
+    console: Console
+
+    def set_mode(self, mode: str) -> None: ...
+
+    def run_turn(self, typed: str | UserTurn) -> None: ...
+
+
 def next_mode(mode: str) -> str:
     """The mode Shift-Tab switches to: the next of ``CYCLE``; from a mode outside it, ``default``."""
     return CYCLE[(CYCLE.index(mode) + 1) % len(CYCLE)] if mode in CYCLE else "default"
+
+
+def prompt_fragments(mode: str) -> list[tuple[str, str]]:
+    """The prompt line's styled text: ``› ``, after the mode's name when it is not ``default``."""
+    style = "ansiyellow bold" if mode == "plan" else "ansimagenta bold"
+    return [*([] if mode == "default" else [(style, mode + " ")]), ("ansicyan bold", "› ")]
 
 
 def ended_with_plan(result: RunResult, mode: str) -> bool:
@@ -58,3 +77,18 @@ def approval_message(mode: str) -> str:
     from axon_cli.prompts import load_sections
 
     return load_sections("plan_mode.md")["approved"].format(mode=mode)
+
+
+def after_plan(repl: PlanRepl, read: Reader | None = None) -> None:
+    """A turn ended with a plan: carry it out (the mode chosen, then the approval as the next turn of
+    the same session), keep planning, or send what the user typed to change the plan."""
+    if read is None:
+        from axon_cli.ui.confirm import read_choice
+
+        read = read_choice
+    mode, feedback = ask_to_proceed(repl.console, read)
+    if mode is not None:
+        repl.set_mode(mode)
+        repl.run_turn(UserTurn(approval_message(mode)))
+    elif feedback:
+        repl.run_turn(feedback)

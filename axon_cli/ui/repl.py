@@ -34,7 +34,7 @@ from axon_cli.turn import UserTurn
 from axon_cli.ui.confirm import ReplApprover
 from axon_cli.ui.input import ReplCompleter, attach_mentions, make_session
 from axon_cli.ui.notify import Notifier
-from axon_cli.ui.plan import ended_with_plan
+from axon_cli.ui.plan import after_plan, ended_with_plan, prompt_fragments
 from axon_cli.ui.render import make_console, print_error, print_notice, toolbar_text
 from axon_cli.ui.slash import command_names, run_slash
 from axon_cli.ui.stream import StreamView
@@ -206,11 +206,6 @@ class Repl:
                               self._status[1])
         return f" {status}  ·  /help  Alt-Enter newline  ·  Shift-Tab mode "
 
-    def prompt_message(self) -> list[tuple[str, str]]:
-        """The prompt line: ``› ``, after the mode's name when it is not ``default``."""
-        mode = self.current_mode()
-        shown = [] if mode == "default" else [("ansiyellow bold" if mode == "plan" else "ansimagenta bold", mode + " ")]
-        return [*shown, ("ansicyan bold", "› ")]
 
     def _banner(self, rt: Runtime, resumed: bool) -> None:
         head = Text.assemble(("axon ", "bold"), (__version__, "dim"), "  ", (rt.llm.settings.model, "cyan"),
@@ -305,28 +300,15 @@ class Repl:
             self.console.print()
             self.notifier.turn_ended(time.monotonic() - started)
         if result is not None and ended_with_plan(result, self.current_mode()):
-            self._after_plan()
-
-    def _after_plan(self) -> None:
-        """The turn ended with a plan: carry it out (in the mode chosen), keep planning, or send
-        what the user typed to change it."""
-        from axon_cli.ui.confirm import read_choice
-        from axon_cli.ui.plan import approval_message, ask_to_proceed
-
-        self.notifier.ring("axon has a plan for you to review")
-        mode, feedback = ask_to_proceed(self.console, read_choice)
-        if mode is not None:
-            self.set_mode(mode)
-            self.run_turn(UserTurn(approval_message(mode)))
-        elif feedback:
-            self.run_turn(feedback)
+            self.notifier.ring("axon has a plan for you to review")
+            after_plan(self)        # proceed (a new turn in the mode chosen), keep planning, or revise
 
     def _tty_reader(self) -> Any:
         from prompt_toolkit.formatted_text import FormattedText
 
         completer = ReplCompleter(self.project_root, lambda: command_names(self))
         session = make_session(self.state_dir / "history", completer, self.toolbar, self.cycle_mode)
-        return lambda: session.prompt(lambda: FormattedText(self.prompt_message()))
+        return lambda: session.prompt(lambda: FormattedText(prompt_fragments(self.current_mode())))
 
     def _plain_reader(self) -> str:
         line = sys.stdin.readline()

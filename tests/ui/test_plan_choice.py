@@ -9,7 +9,14 @@ import pytest
 from rich.console import Console
 
 from axon_cli.loop.results import RunResult
-from axon_cli.ui.plan import approval_message, ask_to_proceed, ended_with_plan, next_mode
+from axon_cli.ui.plan import (
+    after_plan,
+    approval_message,
+    ask_to_proceed,
+    ended_with_plan,
+    next_mode,
+    prompt_fragments,
+)
 
 
 @pytest.mark.parametrize("mode,expected", [("default", "accept-edits"), ("accept-edits", "plan"), ("plan", "default"),
@@ -59,3 +66,35 @@ def test_the_approval_message_names_the_mode_and_says_to_carry_it_out() -> None:
     text = approval_message("accept-edits")
     assert "approved your plan" in text and "accept-edits" in text and "Carry out the plan" in text
     assert "{" not in text
+
+
+class _Repl:
+    def __init__(self) -> None:
+        self.console = Console(file=io.StringIO(), width=120)
+        self.modes: list[str] = []
+        self.turns: list[object] = []
+
+    def set_mode(self, mode: str) -> None:
+        self.modes.append(mode)
+
+    def run_turn(self, typed: object) -> None:
+        self.turns.append(typed)
+
+
+@pytest.mark.parametrize("answer,modes,sent", [
+    ("2", ["accept-edits"], [approval_message("accept-edits")]),
+    ("3", [], []),
+    ("smaller steps please", [], ["smaller steps please"]),
+])
+def test_after_a_plan_the_mode_switches_before_the_approval_is_sent(answer: str, modes: list[str],
+                                                                   sent: list[str]) -> None:
+    repl = _Repl()
+    after_plan(repl, lambda _prompt, _keys: answer)
+    assert repl.modes == modes
+    assert [getattr(t, "text", t) for t in repl.turns] == sent
+
+
+def test_the_prompt_line_names_every_mode_but_default() -> None:
+    assert "".join(text for _, text in prompt_fragments("default")) == "› "
+    assert "".join(text for _, text in prompt_fragments("plan")) == "plan › "
+    assert "".join(text for _, text in prompt_fragments("yolo")) == "yolo › "
