@@ -73,7 +73,7 @@ class ReplCompleter(Completer):
 
 
 def _bindings(cycle_mode: Callable[[], None] | None = None) -> Any:
-    from prompt_toolkit.filters import has_focus
+    from prompt_toolkit.filters import has_completions, has_focus
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.key_binding.key_processor import KeyPressEvent
     from prompt_toolkit.keys import Keys
@@ -104,9 +104,10 @@ def _bindings(cycle_mode: Callable[[], None] | None = None) -> Any:
             event.app.exit(exception=KeyboardInterrupt(), style="class:aborting")
 
     if cycle_mode is not None:
-        @kb.add("s-tab", filter=default)
+        @kb.add("s-tab", filter=default & ~has_completions)
         def _cycle(event: KeyPressEvent) -> None:
-            """Shift-Tab: the next permission mode; the prompt line shows it at once."""
+            """Shift-Tab: the next permission mode; the prompt line shows it at once (with the
+            completion menu open it still moves to the previous completion)."""
             cycle_mode()
             event.app.invalidate()
 
