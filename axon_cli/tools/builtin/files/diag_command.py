@@ -75,6 +75,11 @@ def commands_for(table: dict[str, str], rel: str) -> list[str]:
     return [cmd for glob, cmd in table.items() if fnmatch.fnmatchcase(rel if "/" in glob else name, glob)]
 
 
+def _as_argument(rel: str) -> str:
+    """A path no command takes for an option (``-rf.txt`` → ``./-rf.txt``)."""
+    return f"./{rel}" if rel.startswith("-") else rel
+
+
 def _key(line: str) -> str:
     return _LOCATION.sub("#", line.strip())
 
@@ -105,7 +110,7 @@ def before_edit(path: Path, rel: str, old_text: str, ctx: ToolContext, status: S
     cache: dict[tuple[str, str], tuple[str, list[str]]] = ctx.extra.setdefault(DIAG_CACHE, {})
     checks = []
     for template in commands_for(table, rel):
-        check = CommandCheck(template, template.replace("{file}", shlex.quote(rel)))
+        check = CommandCheck(template, template.replace("{file}", shlex.quote(_as_argument(rel))))
         cached = cache.get((template, str(path)))
         if cached is not None and cached[0] == _digest(old_text):
             check.before = cached[1]
