@@ -111,3 +111,20 @@ def test_without_a_sandbox_a_command_running_a_file_the_model_wrote_does_not_run
     r = run_axon("run", "go", "--yes")
     assert r.code == 0, r.stderr
     assert canary.exists()
+
+
+def test_without_a_sandbox_a_checker_script_the_model_rewrote_does_not_run(server, run_axon, project):
+    _write(project / "check.py", CHECKER)
+    _write(project / "notes.txt", "alpha\n")
+    _write(project.parent / "home" / ".config" / "axon" / "config.toml",
+           '[diagnostics]\n"*.txt" = "python3 check.py {file}"\n')
+    canary = project.parent / "canary"
+    server.add(tool_reply(("read_file", {"path": "check.py"}), ("read_file", {"path": "notes.txt"})),
+               tool_reply(("write_file", {"path": "check.py", "content": f"open({str(canary)!r}, 'w')\n"})),
+               tool_reply(("edit_file", {"path": "notes.txt", "old_string": "alpha\n", "new_string": "TODO\n"})),
+               text_reply("done"))
+    r = run_axon("run", "go", "--yes", "--sandbox", "off")
+    assert r.code == 0, r.stderr
+    assert (project / "notes.txt").read_text() == "TODO\n" and "canary" in (project / "check.py").read_text()
+    assert not canary.exists()
+    assert "was not run: it runs a file changed in this session" in _last_tool_result(server)

@@ -103,7 +103,24 @@ def _digest(text: str) -> str:
 
 
 def before_edit(path: Path, rel: str, old_text: str, ctx: ToolContext, status: SandboxStatus | None) -> list[CommandCheck]:
-    """Run (or recall) each matching command on the file as it is before the edit."""
+    """Run (or recall) each matching command on the file as it is before the edit (never raises)."""
+    try:
+        return _before(path, rel, old_text, ctx, status)
+    except Exception:       # a check that breaks must not stop the edit
+        return []
+
+
+def after_edit(checks: list[CommandCheck], path: Path, rel: str, new_text: str, ctx: ToolContext,
+               status: SandboxStatus | None) -> str:
+    """Run each command on the edited file; what to append to the tool result ("" = nothing new; never
+    raises: the edit is made, and a check that breaks says nothing)."""
+    try:
+        return _after(checks, path, rel, new_text, ctx, status)
+    except Exception:
+        return ""
+
+
+def _before(path: Path, rel: str, old_text: str, ctx: ToolContext, status: SandboxStatus | None) -> list[CommandCheck]:
     table = getattr(ctx.settings, "diagnostics", None) or {}
     if status is None or not table:
         return []
@@ -120,9 +137,8 @@ def before_edit(path: Path, rel: str, old_text: str, ctx: ToolContext, status: S
     return checks
 
 
-def after_edit(checks: list[CommandCheck], path: Path, rel: str, new_text: str, ctx: ToolContext,
-               status: SandboxStatus | None) -> str:
-    """Run each command on the edited file; what to append to the tool result ("" = nothing new)."""
+def _after(checks: list[CommandCheck], path: Path, rel: str, new_text: str, ctx: ToolContext,
+           status: SandboxStatus | None) -> str:
     if status is None:
         return ""
     out = []
@@ -162,9 +178,8 @@ def _run(command: str, ctx: ToolContext, status: SandboxStatus) -> tuple[list[st
     from axon_cli.tools.builtin.shell.tool import SESSION_ENV_KEY, sandbox_mode
 
     mode = sandbox_mode(status, str(getattr(ctx.settings, "mode", "")), CallEnv())   # never outside
-    if mode == "off" and _runs_changed_files(command, ctx):
-        return None, (f"\n\ndiagnostics: `{_short(command)}` was not run: it runs a file changed in this "
-                      "session, and there is no sandbox")
+    if mode == "off" and (refused := _unconfined_refusal(command, ctx)) is not None:
+        return None, refused
     try:
         sandbox.check_available(mode)
     except ConfigError:
@@ -188,15 +203,19 @@ def _run(command: str, ctx: ToolContext, status: SandboxStatus) -> tuple[list[st
     return [line for line in text.splitlines() if line.strip()], ""
 
 
-def _runs_changed_files(command: str, ctx: ToolContext) -> bool:
-    """Whether ``command`` runs a project file changed in this session (or that cannot be told)."""
+def _unconfined_refusal(command: str, ctx: ToolContext) -> str | None:
+    """Why ``command`` may not run without a sandbox (None: it may): it runs a project file changed
+    in this session, or that cannot be told (no record of the session's changes: silence)."""
     from axon_cli.trust.pins import command_files
 
     changes: Any = ctx.extra.get(SESSION_CHANGES)
     if changes is None:
-        return True
+        return ""
     files = [ctx.project_root / rel for rel in command_files(command, ctx.project_root)]
-    return bool(changes.changed(files))
+    if not changes.changed(files):
+        return None
+    return f"\n\ndiagnostics: `{_short(command)}` was not run: it runs a file changed in this session, and there " \
+           "is no sandbox"
 
 
 def _capture(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext,

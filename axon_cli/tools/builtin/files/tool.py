@@ -170,6 +170,7 @@ EMPTIED = ("\n{rel} is now empty but still exists. If the task was to delete it,
 def _apply(plan: Plan, ctx: ToolContext, verb: str, status: SandboxStatus | None = None) -> ToolOutput:
     ctx.check_cancelled()
     commands = _commands_before(plan, ctx, status)
+    ctx.check_cancelled()            # Ctrl-C while a check ran: the edit is not made yet
     write_text_file(ctx, plan.path, plan.data)
     checked = _diagnostics(plan) + _commands_after(commands, plan, ctx, status)
     lines = plan.new_text.count("\n") + (0 if plan.new_text.endswith("\n") or not plan.new_text else 1)
@@ -203,22 +204,14 @@ def _commands_before(plan: Plan, ctx: ToolContext, status: SandboxStatus | None)
         return []
     from axon_cli.tools.builtin.files.diag_command import before_edit
 
-    try:
-        return before_edit(plan.path, plan.rel, plan.old_text, ctx, status)
-    except Exception:
-        return []
+    return before_edit(plan.path, plan.rel, plan.old_text, ctx, status)
 
 
 def _commands_after(checks: list[Any], plan: Plan, ctx: ToolContext, status: SandboxStatus | None) -> str:
     """What those commands report new after the write (never raises: a failed check says nothing)."""
-    if not checks:
-        return ""
     from axon_cli.tools.builtin.files.diag_command import after_edit
 
-    try:
-        return after_edit(checks, plan.path, plan.rel, plan.new_text, ctx, status)
-    except Exception:
-        return ""
+    return after_edit(checks, plan.path, plan.rel, plan.new_text, ctx, status) if checks else ""
 
 
 def _preview(plan_fn: Any) -> Any:
