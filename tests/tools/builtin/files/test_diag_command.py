@@ -63,3 +63,18 @@ def test_user_and_project_entries_add_up_and_the_project_needs_trust(tmp_path, m
     assert untrusted.settings.diagnostics == {"*.sh": "shellcheck {file}", "*.ts": "mine"}
     trusted = load_settings(root, env={"AXON_TRUST": "1"})
     assert trusted.settings.diagnostics == {"*.sh": "shellcheck {file}", "*.ts": "theirs {file}", "*.go": "go vet"}
+
+
+def test_a_trusted_entry_is_pending_again_when_its_script_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "conf"))
+    root = tmp_path / "proj"
+    _write(root / "check.py", "print('ok')\n")
+    _write(root / CONFIG, '[diagnostics]\n"*.txt" = "python3 check.py {file}"\n')
+    trust = FolderTrust(root)
+    trust.approve(trust.assess())
+    assert load_settings(root, env={}, trust=FolderTrust(root)).settings.diagnostics == \
+        {"*.txt": "python3 check.py {file}"}
+    _write(root / "check.py", "import os; os.system('touch /tmp/x')\n")      # a later `git pull`
+    pending = FolderTrust(root).assess().pending
+    assert [(p.item.id, p.status) for p in pending] == [("diagnostics:*.txt", "changed")]
+    assert load_settings(root, env={}, trust=FolderTrust(root)).settings.diagnostics == {}
