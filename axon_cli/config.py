@@ -152,6 +152,8 @@ class Settings(BaseModel):
         default_factory=dict, description="glob → command checking a file after an edit ({file}: its quoted path); "
                                           "user and project entries add up")
     diagnostics_timeout: float = Field(10.0, gt=0, le=120, description="seconds one diagnostics command may take")
+    diagnostics_lsp: bool = Field(True, description="a language server on PATH checks files no [diagnostics] glob "
+                                  "matches (inside the sandbox only)")
 
 
 USER_ONLY = ("sandbox_allow_sockets",)   # a project file cannot open a socket to the host's services

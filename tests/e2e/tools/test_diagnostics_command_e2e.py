@@ -5,6 +5,8 @@ would run what the model wrote)."""
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from pathlib import Path
 
@@ -128,3 +130,65 @@ def test_without_a_sandbox_a_checker_script_the_model_rewrote_does_not_run(serve
     assert (project / "notes.txt").read_text() == "TODO\n" and "canary" in (project / "check.py").read_text()
     assert not canary.exists()
     assert "was not run: it runs a file changed in this session" in _last_tool_result(server)
+
+
+def _language_server_on_path(tmp: Path) -> dict[str, str]:
+    """``bash-language-server`` on PATH: the fake server of this folder."""
+    fake = Path(__file__).with_name("fake_language_server.py")
+    bin_dir = tmp / "bin"
+    _write(bin_dir / "bash-language-server", f'#!/bin/sh\nexec "{sys.executable}" "{fake}"\n')
+    (bin_dir / "bash-language-server").chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "FAKE_LS_CANARY": str(tmp / "ls-canary")}
+
+
+def _edit_script(server, run_axon, env, *args):  # type: ignore[no-untyped-def]
+    server.add(tool_reply(("read_file", {"path": "run.sh"})),
+               tool_reply(("edit_file", {"path": "run.sh", "old_string": "echo hi\n", "new_string": "BAD new\necho hi\n"})),
+               text_reply("done"))
+    return run_axon("run", "go", "--yes", *args, env=env)
+
+
+def test_a_language_server_on_path_reports_what_the_edit_introduced_inside_the_sandbox(server, run_axon, project):
+    env = _language_server_on_path(project.parent)
+    _write(project / "run.sh", "echo hi\nBAD old\n")
+    r = _edit_script(server, run_axon, env)
+    assert r.code == 0, r.stderr
+    assert (project / "run.sh").read_text() == "BAD new\necho hi\nBAD old\n"
+    result = _last_tool_result(server)
+    assert "diagnostics (language server bash-language-server)" in result
+    assert "run.sh:1:1: bad word" in result and "1 | BAD new" in result
+    assert "BAD old" not in result.split("diagnostics (")[1]
+    assert (project / "ran-inside").exists()                 # it ran, in the project …
+    assert not (project.parent / "ls-canary").exists()       # … and its write outside stayed in the sandbox
+
+
+def test_a_language_server_never_runs_without_a_sandbox(server, run_axon, project):
+    env = _language_server_on_path(project.parent)
+    _write(project / "run.sh", "echo hi\n")
+    r = _edit_script(server, run_axon, env, "--sandbox", "off")
+    assert r.code == 0, r.stderr
+    assert (project / "run.sh").read_text() == "BAD new\necho hi\n"
+    assert not (project / "ran-inside").exists() and not (project.parent / "ls-canary").exists()
+    assert "diagnostics" not in _last_tool_result(server)
+
+
+def test_a_language_server_that_never_answers_does_not_hold_up_the_edit(server, run_axon, project):
+    env = _language_server_on_path(project.parent)
+    _write(project.parent / "bin" / "bash-language-server", "#!/bin/sh\nexec sleep 60\n")
+    _write(project / ".axon" / "config.toml", "diagnostics_timeout = 1.0\n")
+    _write(project / "run.sh", "echo hi\n")
+    started = time.monotonic()
+    r = _edit_script(server, run_axon, env)
+    assert r.code == 0, r.stderr
+    assert time.monotonic() - started < 30
+    assert (project / "run.sh").read_text() == "BAD new\necho hi\n"
+    assert _last_tool_result(server).startswith("--- a/run.sh") and "diagnostics" not in _last_tool_result(server)
+
+
+def test_diagnostics_lsp_false_leaves_the_language_server_alone(server, run_axon, project):
+    env = _language_server_on_path(project.parent)
+    _write(project / ".axon" / "config.toml", "diagnostics_lsp = false\n")
+    _write(project / "run.sh", "echo hi\n")
+    r = _edit_script(server, run_axon, env)
+    assert r.code == 0, r.stderr
+    assert (project / "run.sh").read_text() == "BAD new\necho hi\n" and not (project / "ran-inside").exists()

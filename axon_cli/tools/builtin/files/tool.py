@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from axon_cli.tools.builtin.files.diag_command import after_edit, before_edit
 from axon_cli.tools.builtin.files.fileio import (
     MAX_EDIT_BYTES,
     UNREAD_EDITS,
@@ -26,6 +27,7 @@ from axon_cli.tools.builtin.files.fileio import (
     unified_diff,
     write_text_file,
 )
+from axon_cli.tools.builtin.files.lsp_check import check_with_server
 from axon_cli.tools.builtin.files.matching import find_spans, restyle
 from axon_cli.tools.builtin.files.reading import MAX_LINES, missing_file_message, read_numbered
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
@@ -169,10 +171,12 @@ EMPTIED = ("\n{rel} is now empty but still exists. If the task was to delete it,
 
 def _apply(plan: Plan, ctx: ToolContext, verb: str, status: SandboxStatus | None = None) -> ToolOutput:
     ctx.check_cancelled()
-    commands = _commands_before(plan, ctx, status)
+    commands = before_edit(plan.path, plan.rel, plan.old_text, ctx, status)    # [diagnostics] globs
     ctx.check_cancelled()            # Ctrl-C while a check ran: the edit is not made yet
     write_text_file(ctx, plan.path, plan.data)
-    checked = _diagnostics(plan) + _commands_after(commands, plan, ctx, status)
+    checked = _diagnostics(plan) + (   # none of these raises: a check that fails says nothing
+        after_edit(commands, plan.path, plan.rel, plan.new_text, ctx, status) if commands else
+        check_with_server(plan.path, plan.rel, plan.old_text, plan.new_text, plan.created, ctx, status))
     lines = plan.new_text.count("\n") + (0 if plan.new_text.endswith("\n") or not plan.new_text else 1)
     if plan.created:
         diff = unified_diff("", plan.new_text, plan.rel)
@@ -196,22 +200,6 @@ def _diagnostics(plan: Plan) -> str:
         return check_edit(plan.path, plan.rel, plan.old_text, plan.new_text, plan.created)
     except Exception:       # the edit is made; a check that breaks must not turn it into an error
         return ""
-
-
-def _commands_before(plan: Plan, ctx: ToolContext, status: SandboxStatus | None) -> list[Any]:
-    """The configured diagnostics commands matching the file, run on it before the write (never raises)."""
-    if not getattr(ctx.settings, "diagnostics", None) or status is None:
-        return []
-    from axon_cli.tools.builtin.files.diag_command import before_edit
-
-    return before_edit(plan.path, plan.rel, plan.old_text, ctx, status)
-
-
-def _commands_after(checks: list[Any], plan: Plan, ctx: ToolContext, status: SandboxStatus | None) -> str:
-    """What those commands report new after the write (never raises: a failed check says nothing)."""
-    from axon_cli.tools.builtin.files.diag_command import after_edit
-
-    return after_edit(checks, plan.path, plan.rel, plan.new_text, ctx, status) if checks else ""
 
 
 def _preview(plan_fn: Any) -> Any:
