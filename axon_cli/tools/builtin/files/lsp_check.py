@@ -34,11 +34,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SERVERS", "server_for", "check_with_server"]
 
-_TS, _JS = ("typescript-language-server", "--stdio"), ("typescript-language-server", "--stdio")
+_TS = ("typescript-language-server", "--stdio")
 _CLANGD, _SH = ("clangd",), ("bash-language-server", "start")
 SERVERS: dict[str, tuple[str, tuple[str, ...]]] = {    # suffix -> (LSP language id, server command)
-    ".ts": ("typescript", _TS), ".tsx": ("typescriptreact", _TS), ".js": ("javascript", _JS),
-    ".jsx": ("javascriptreact", _JS), ".go": ("go", ("gopls",)), ".rs": ("rust", ("rust-analyzer",)),
+    ".ts": ("typescript", _TS), ".tsx": ("typescriptreact", _TS), ".js": ("javascript", _TS),
+    ".jsx": ("javascriptreact", _TS), ".go": ("go", ("gopls",)), ".rs": ("rust", ("rust-analyzer",)),
     ".c": ("c", _CLANGD), ".h": ("c", _CLANGD), ".cc": ("cpp", _CLANGD), ".cpp": ("cpp", _CLANGD),
     ".hpp": ("cpp", _CLANGD), ".sh": ("shellscript", _SH), ".bash": ("shellscript", _SH),
 }
