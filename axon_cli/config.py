@@ -148,6 +148,12 @@ class Settings(BaseModel):
     notify_after: float = Field(30.0, ge=0, description="seconds a turn must take before its end rings")
     tool_formats: dict[str, Literal["qwen", "llama", "mistral", "deepseek", "default"]] = Field(
         default_factory=dict, description="model-name substring → text tool-prompt family, before the built-in table")
+    diagnostics: dict[str, str] = Field(
+        default_factory=dict, description="glob → command checking a file after an edit ({file}: its quoted path); "
+                                          "user and project entries add up")
+    diagnostics_timeout: float = Field(10.0, gt=0, le=120, description="seconds one diagnostics command may take")
+    diagnostics_lsp: bool = Field(True, description="a language server on PATH checks files no [diagnostics] glob "
+                                  "matches (inside the sandbox only)")
 
 
 USER_ONLY = ("sandbox_allow_sockets",)   # a project file cannot open a socket to the host's services
@@ -223,6 +229,8 @@ def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
         for key, value in data.items():
             if key == "hooks":            # hooks add up across the files instead of replacing
                 value = _add_hooks(merged.get(key), value, path)
+            elif key == "diagnostics":    # per glob: the project's entry for a glob replaces the user's
+                value = {**(merged.get(key) or {}), **value}
             merged[key] = value
             sources[key] = str(path)
     _add_claude_hooks(merged, sources, files, project_root, trust)

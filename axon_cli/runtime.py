@@ -42,6 +42,7 @@ from axon_cli.session.transcript import (
     unreadable_sessions,
 )
 from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, TurnSnapshots
+from axon_cli.tools.builtin.files.diag_command import watch_diagnostics
 from axon_cli.tools.builtin.shell.tool import SESSION_ENV_KEY
 from axon_cli.tools.builtin.web.tool import NAMED_HOSTS as WEB_NAMED_HOSTS
 from axon_cli.tools.dispatch import Dispatcher
@@ -210,6 +211,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
         mcp.bind_approver(lambda: dispatcher.approver)   # elicitations are asked like approvals
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
     gathered = gather_context(project_root, Path.cwd())
+    watch_diagnostics(ctx, extensions.changes)            # [diagnostics] commands: what they run
     ctx.extra[NESTED_INSTRUCTIONS] = gathered.nested    # read_file hands over AGENTS.md/CLAUDE.md below cwd
     ctx.extra[WEB_NAMED_HOSTS] = hosts_named_by(policy)   # web_fetch: hosts whose private addresses are allowed
     add_task_tool(extensions, SessionParts(project_root, session_id, settings, registry, policy,

@@ -23,7 +23,7 @@ from typing import Any
 
 from axon_cli.trust.drivers import driver_files
 
-__all__ = ["Pins", "ABSENT", "command_files", "argv_files", "hook_files", "server_files", "pin", "digest_of"]
+__all__ = ["Pins", "ABSENT", "command_files", "argv_files", "hook_files", "server_files", "diagnostics_files", "pin", "digest_of"]
 
 Pins = tuple[tuple[str, str], ...]
 ABSENT = "absent"
@@ -169,6 +169,14 @@ def hook_files(table: Any, root: Path) -> list[str]:
     """What one ``[[hooks.EVENT]]`` table of the project runs (it runs in the project root)."""
     command = table.get("command") if isinstance(table, dict) else None
     return command_files(command, root) if isinstance(command, str) and command.strip() else []
+
+
+def diagnostics_files(command: Any, root: Path) -> list[str]:
+    """What one ``[diagnostics]`` command of the project runs (in the project root); ``{file}``, the
+    edited file, is data to the command, not one of its files."""
+    if not isinstance(command, str) or not command.strip():
+        return []
+    return command_files(command.replace("{file}", "FILE"), root)
 
 
 def server_files(raw: Any, root: Path) -> list[str]:

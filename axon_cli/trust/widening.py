@@ -27,7 +27,7 @@ from typing import Any
 
 from axon_cli.permissions.modes import DEFAULT_RANK, MODES
 from axon_cli.trust.items import WideningItem, file_item, with_pins
-from axon_cli.trust.pins import hook_files, pin, server_files
+from axon_cli.trust.pins import diagnostics_files, hook_files, pin, server_files
 
 __all__ = ["CONFIG", "PERMISSIONS", "MCP_JSON", "CLAUDE_SETTINGS", "CLAUDE_LOCAL", "JSON_SOURCES", "SOURCES", "Baseline", "Found", "Kind", "FileKind", "KINDS",
            "FILE_KINDS", "find", "keep_trusted", "extension_items", "allow_item", "MODE_ORDER", "SANDBOX_ORDER"]
@@ -196,6 +196,14 @@ def _claude_hooks(data: dict[str, Any], base: Baseline, source: str) -> Iterator
                             ("hooks", event, i, "hooks", j))
 
 
+def _diagnostics(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+    table = data.get("diagnostics")
+    for glob, command in (table.items() if isinstance(table, dict) else []):
+        shown = command if isinstance(command, str) else _canonical(command)
+        yield Found(WideningItem("diagnostics", str(glob), source, f'diagnostics for "{glob}" runs: {shown}',
+                                 _canonical(command)), ("diagnostics", glob))
+
+
 def _command_keys(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     def walk(node: dict[str, Any], where: Where) -> Iterator[Found]:
         for key, value in node.items():
@@ -223,6 +231,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("hook", CONFIG, "each `[[hooks.EVENT]]` table: a shell command axon runs", _hooks),
     Kind("hook", CLAUDE_SETTINGS, "each command in Claude Code's `hooks` (project settings)", _claude_hooks),
     Kind("hook", CLAUDE_LOCAL, "each command in Claude Code's `hooks` (local project settings)", _claude_hooks),
+    Kind("diagnostics", CONFIG, "each `[diagnostics]` entry: a command axon runs after an edit of a file "
+                                "matching its glob", _diagnostics),
     Kind("command_key", CONFIG, "any other key naming a command to run (`…command`, `…cmd`, `…shell`, "
                                 "`…editor`, …), at any depth", _command_keys, catch_all=True),
 )
@@ -244,7 +254,7 @@ def find(source: str, data: dict[str, Any], base: Baseline, root: Path | None = 
     return found if root is None else [_pinned(f, data, root) for f in found]
 
 
-_RUNS_FILES = {"hook": hook_files, "mcp_server": server_files}
+_RUNS_FILES = {"hook": hook_files, "mcp_server": server_files, "diagnostics": diagnostics_files}
 
 
 def _pinned(found: Found, data: dict[str, Any], root: Path) -> Found:

@@ -2,9 +2,11 @@
 
 Python files are compiled in-process with the interpreter's own ``compile`` (no new dependency):
 a ``SyntaxError``/``IndentationError`` is one problem with its line, column, message and the
-offending line. Other files are checked by a command the user configured per glob
-(``[diagnostics]`` in config.toml, see :mod:`axon_cli.tools.builtin.files.diag_command`). A check
-never blocks or undoes the edit: whatever goes wrong in it is silence, not an error.
+offending line. Files of any kind are checked by a command the user configured per glob
+(``[diagnostics]`` in config.toml, see :mod:`axon_cli.tools.builtin.files.diag_command`), and
+those no glob matches by a language server on PATH, inside the sandbox
+(:mod:`axon_cli.tools.builtin.files.lsp_check`). A check never blocks or undoes the edit: whatever
+goes wrong in it is silence, not an error.
 
 "Only what the edit introduced": the same check runs on the text before the edit, and a problem
 that was already there (same message on the same source line, wherever the line moved) is not

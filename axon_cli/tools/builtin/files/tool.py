@@ -11,10 +11,11 @@ import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from axon_cli.tools.builtin.files.diag_command import after_edit, before_edit
 from axon_cli.tools.builtin.files.fileio import (
     MAX_EDIT_BYTES,
     UNREAD_EDITS,
@@ -26,13 +27,17 @@ from axon_cli.tools.builtin.files.fileio import (
     unified_diff,
     write_text_file,
 )
+from axon_cli.tools.builtin.files.lsp_check import check_with_server
 from axon_cli.tools.builtin.files.matching import find_spans, restyle
 from axon_cli.tools.builtin.files.reading import MAX_LINES, missing_file_message, read_numbered
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
 
+if TYPE_CHECKING:
+    from axon_cli.sandbox import SandboxStatus
+
 NESTED_INSTRUCTIONS = "nested_instructions"   # ctx.extra: the session's tracker of nested AGENTS.md/CLAUDE.md
 
-__all__ = ["TOOLS", "ReadFileInput", "WriteFileInput", "EditFileInput", "plan_edit", "plan_write"]
+__all__ = ["TOOLS", "build_tools", "ReadFileInput", "WriteFileInput", "EditFileInput", "plan_edit", "plan_write"]
 
 
 class ReadFileInput(BaseModel):
@@ -164,10 +169,14 @@ EMPTIED = ("\n{rel} is now empty but still exists. If the task was to delete it,
            "with bash.")
 
 
-def _apply(plan: Plan, ctx: ToolContext, verb: str) -> ToolOutput:
+def _apply(plan: Plan, ctx: ToolContext, verb: str, status: SandboxStatus | None = None) -> ToolOutput:
     ctx.check_cancelled()
+    commands = before_edit(plan.path, plan.rel, plan.old_text, ctx, status)    # [diagnostics] globs
+    ctx.check_cancelled()            # Ctrl-C while a check ran: the edit is not made yet
     write_text_file(ctx, plan.path, plan.data)
-    checked = _diagnostics(plan)
+    checked = _diagnostics(plan) + (   # none of these raises: a check that fails says nothing
+        after_edit(commands, plan.path, plan.rel, plan.new_text, ctx, status) if commands else
+        check_with_server(plan.path, plan.rel, plan.old_text, plan.new_text, plan.created, ctx, status))
     lines = plan.new_text.count("\n") + (0 if plan.new_text.endswith("\n") or not plan.new_text else 1)
     if plan.created:
         diff = unified_diff("", plan.new_text, plan.rel)
@@ -229,40 +238,50 @@ def read_file(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(text, summary=f"read {ctx.relative(path)} ({span})")
 
 
-def edit_file(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
-    return _apply(plan_edit(inp, ctx), ctx, "edited")
+def _edit_file(status: SandboxStatus | None) -> Any:
+    def edit_file(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
+        return _apply(plan_edit(inp, ctx), ctx, "edited", status)
+    return edit_file
 
 
-def write_file(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
-    return _apply(plan_write(inp, ctx), ctx, "wrote")
+def _write_file(status: SandboxStatus | None) -> Any:
+    def write_file(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
+        return _apply(plan_write(inp, ctx), ctx, "wrote", status)
+    return write_file
 
 
-TOOLS: list[ToolSpec[Any]] = [
-    ToolSpec(
-        name="read_file",
-        description=(f"Read a text file; lines are numbered like `cat -n`. At most {MAX_LINES} lines per "
-                     "call: page with offset/limit. Read a file before editing or overwriting it."),
-        short_description="Read a file with line numbers",
-        input_model=ReadFileInput, handler=read_file, category="read",
-        is_read_only=lambda _i: True,
-        paths=lambda i: [i.path], summarize=lambda i: i.path, max_result_chars=100_000),
-    ToolSpec(
-        name="write_file",
-        description=("Create a file (parent directories too) or replace a whole file. Replacing needs a "
-                     "prior read_file. Prefer edit_file to change part of a file. To delete a file, run "
-                     "rm with bash."),
-        short_description="Create or overwrite a file",
-        input_model=WriteFileInput, handler=write_file, category="edit",
-        is_read_only=lambda _i: False,
-        paths=lambda i: [i.path], summarize=lambda i: i.path, preview=_preview(plan_write)),
-    ToolSpec(
-        name="edit_file",
-        description=("Replace old_string with new_string in a file read earlier with read_file. "
-                     "old_string must match exactly once (else add context or set replace_all). "
-                     "Line endings, indentation style and quotes are kept in the file's style. "
-                     "An empty old_string creates a new file."),
-        short_description="Replace a unique string in a file",
-        input_model=EditFileInput, handler=edit_file, category="edit",
-        is_read_only=lambda _i: False,
-        paths=lambda i: [i.path], summarize=lambda i: i.path, preview=_preview(plan_edit)),
-]
+def build_tools(status: SandboxStatus | None) -> list[ToolSpec[Any]]:
+    """The file tools of a session whose sandbox is ``status``: a ``[diagnostics]`` command runs where
+    that session's bash would (built without a status, none runs)."""
+    return [
+        ToolSpec(
+            name="read_file",
+            description=(f"Read a text file; lines are numbered like `cat -n`. At most {MAX_LINES} lines per "
+                         "call: page with offset/limit. Read a file before editing or overwriting it."),
+            short_description="Read a file with line numbers",
+            input_model=ReadFileInput, handler=read_file, category="read",
+            is_read_only=lambda _i: True,
+            paths=lambda i: [i.path], summarize=lambda i: i.path, max_result_chars=100_000),
+        ToolSpec(
+            name="write_file",
+            description=("Create a file (parent directories too) or replace a whole file. Replacing needs a "
+                         "prior read_file. Prefer edit_file to change part of a file. To delete a file, run "
+                         "rm with bash."),
+            short_description="Create or overwrite a file",
+            input_model=WriteFileInput, handler=_write_file(status), category="edit",
+            is_read_only=lambda _i: False,
+            paths=lambda i: [i.path], summarize=lambda i: i.path, preview=_preview(plan_write)),
+        ToolSpec(
+            name="edit_file",
+            description=("Replace old_string with new_string in a file read earlier with read_file. "
+                         "old_string must match exactly once (else add context or set replace_all). "
+                         "Line endings, indentation style and quotes are kept in the file's style. "
+                         "An empty old_string creates a new file."),
+            short_description="Replace a unique string in a file",
+            input_model=EditFileInput, handler=_edit_file(status), category="edit",
+            is_read_only=lambda _i: False,
+            paths=lambda i: [i.path], summarize=lambda i: i.path, preview=_preview(plan_edit)),
+    ]
+
+
+TOOLS: list[ToolSpec[Any]] = build_tools(None)
