@@ -21,6 +21,7 @@ from pydantic import (
 
 from axon_cli.errors import ConfigError
 from axon_cli.loaders import one_line
+from axon_cli.model.vision import DEFAULT_IMAGE_MODELS
 from axon_cli.state import read_toml
 from axon_cli.trust.folder import FolderTrust
 from axon_cli.trust.widening import CONFIG
@@ -140,7 +141,9 @@ class Settings(BaseModel):
     prices: dict[str, Price] = Field(default_factory=dict, description="per model, USD per million tokens")
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
     images: Literal["auto", "on", "off"] = Field(
-        "auto", description="send pictures tools return (MCP) to the model as images; auto = by the model's name")
+        "auto", description="send pictures (@file, read_file, MCP) to the model as images; auto = by the model's name")
+    image_models: list[str] = Field(default_factory=lambda: list(DEFAULT_IMAGE_MODELS),
+                                    description="regexes over the model name: the models images = auto sends pictures to")
     hooks: dict[HookEvent, list[HookConfig]] = Field(default_factory=dict,
                                                      description="user and project hooks add up")
     notify: Literal["off", "bell", "osc"] = Field(
@@ -148,6 +151,18 @@ class Settings(BaseModel):
     notify_after: float = Field(30.0, ge=0, description="seconds a turn must take before its end rings")
     tool_formats: dict[str, Literal["qwen", "llama", "mistral", "deepseek", "default"]] = Field(
         default_factory=dict, description="model-name substring → text tool-prompt family, before the built-in table")
+
+    @field_validator("image_models")
+    @classmethod
+    def _image_regexes(cls, value: list[str]) -> list[str]:
+        import re
+
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as e:
+                raise ValueError(f"{pattern!r} is not a valid regular expression ({e})") from None
+        return value
 
 
 USER_ONLY = ("sandbox_allow_sockets",)   # a project file cannot open a socket to the host's services

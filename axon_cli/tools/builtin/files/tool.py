@@ -27,7 +27,7 @@ from axon_cli.tools.builtin.files.fileio import (
     write_text_file,
 )
 from axon_cli.tools.builtin.files.matching import find_spans, restyle
-from axon_cli.tools.builtin.files.reading import MAX_LINES, missing_file_message, read_numbered
+from axon_cli.tools.builtin.files.reading import MAX_LINES, missing_file_message, read_image, read_numbered
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
 
 NESTED_INSTRUCTIONS = "nested_instructions"   # ctx.extra: the session's tracker of nested AGENTS.md/CLAUDE.md
@@ -213,6 +213,8 @@ def read_file(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         raise ToolError(f"{ctx.relative(path)} is not a regular file (a device, FIFO or socket); "
                         "it cannot be read")
     try:
+        if (picture := read_image(ctx, path)) is not None:
+            return picture
         res = read_numbered(ctx, path, inp.offset or 1, inp.limit or MAX_LINES)
     except PermissionError:
         raise ToolError(f"permission denied reading {ctx.relative(path)}") from None
@@ -241,7 +243,8 @@ TOOLS: list[ToolSpec[Any]] = [
     ToolSpec(
         name="read_file",
         description=(f"Read a text file; lines are numbered like `cat -n`. At most {MAX_LINES} lines per "
-                     "call: page with offset/limit. Read a file before editing or overwriting it."),
+                     "call: page with offset/limit. Read a file before editing or overwriting it. An image "
+                     "(PNG, JPEG, GIF, WebP) comes back as the picture."),
         short_description="Read a file with line numbers",
         input_model=ReadFileInput, handler=read_file, category="read",
         is_read_only=lambda _i: True,
