@@ -21,10 +21,10 @@ from pydantic import (
 
 from axon_cli.errors import ConfigError
 from axon_cli.loaders import one_line
-from axon_cli.model.vision import DEFAULT_IMAGE_MODELS
 from axon_cli.state import read_toml
 from axon_cli.trust.folder import FolderTrust
 from axon_cli.trust.widening import CONFIG
+from axon_cli.vision import DEFAULT_IMAGE_MODELS
 
 __all__ = ["Settings", "Price", "McpServerConfig", "HookConfig", "HookEvent", "HOOK_EVENTS", "LoadedSettings",
            "load_settings", "user_config_dir", "read_toml", "KEYLESS_HINT", "trust_requested", "folder_trust"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import io
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,13 @@ def prepare(data: bytes, label: str = "") -> Picture:
 def _prepare(data: bytes, mime: str, label: str) -> Picture:
     from PIL import Image, ImageOps
 
-    with Image.open(io.BytesIO(data)) as img:
+    with warnings.catch_warnings():      # Pillow warns of a large canvas on stderr; it is checked below
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        try:
+            img = Image.open(io.BytesIO(data))
+        except Image.DecompressionBombError:
+            raise ImageError(f"too many pixels; the limit is {MAX_PIXELS // 1_000_000} megapixels") from None
+    with img:
         width, height = img.size
         if width * height > MAX_PIXELS:
             raise ImageError(f"too many pixels ({width}x{height}); the limit is {MAX_PIXELS // 1_000_000} megapixels")

@@ -14,9 +14,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from axon_cli.model.vision import accepts_images
 from axon_cli.tools.dispatch import CallResult
 from axon_cli.tools.spec import ImagePart
+from axon_cli.vision import accepts_images
 
 __all__ = ["accepts_images", "attach_images", "user_content", "image_url_part", "MAX_IMAGE_BYTES"]
 

@@ -32,8 +32,8 @@ from axon_cli.model.llm_http import (
     retry_after,
 )
 from axon_cli.model.turns import AssistantTurn, SessionUsage
-from axon_cli.model.vision import accepts_images, carries_images, refuses_images, without_images
 from axon_cli.tools.dispatch import ToolCall
+from axon_cli.vision import accepts_images, carries_images, refuses_images, without_images
 
 __all__ = ["LLMClient", "AssistantTurn", "SessionUsage", "OPTIONAL_PARAMS"]
 

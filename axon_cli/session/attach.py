@@ -100,18 +100,22 @@ def pasted_image(line: str, root: Path) -> Path | None:
         return None
     if text.startswith("file://"):
         text = unquote(text[len("file://"):])
+    candidates = [text]                      # a path with spaces pasted as it is
     try:
         words = shlex.split(text)
     except ValueError:
-        return None
-    if len(words) != 1:
-        return None
-    path = Path(words[0]).expanduser()
-    path = path if path.is_absolute() else root / path
-    try:
-        return path if path.is_file() and is_image_file(path) else None
-    except OSError:
-        return None
+        words = []
+    if len(words) == 1:
+        candidates.append(words[0])
+    for candidate in candidates:
+        path = Path(candidate).expanduser()
+        path = path if path.is_absolute() else root / path
+        try:
+            if path.is_file() and is_image_file(path):
+                return path
+        except OSError:
+            continue
+    return None
 
 
 def attach_pasted(line: str, root: Path) -> tuple[UserTurn, list[str]] | None:
