@@ -25,7 +25,9 @@ DEFAULT_IMAGE_MODELS: tuple[str, ...] = (
 )
 NOT_SENT = "[an image was here; not sent: this model does not take images]"
 _REFUSAL_WORDS = ("image", "vision", "multimodal", "multi-modal", "mmproj")
-_REFUSAL_STATUS = frozenset({400, 415, 422, 500, 501})
+# 400/422: OpenAI, vLLM; 500: llama.cpp without its mmproj; 404: OpenRouter ("No endpoints found that
+# support image input")
+_REFUSAL_STATUS = frozenset({400, 404, 415, 422, 500, 501})
 
 
 def accepts_images(setting: str, model: str, patterns: tuple[str, ...] | list[str] = DEFAULT_IMAGE_MODELS) -> bool:

@@ -35,6 +35,7 @@ def test_the_setting_and_the_list_decide() -> None:
     (400, "This model does not support image inputs"),
     (422, "model is not multimodal"),
     (500, "vision is not enabled for this server"),
+    (404, "No endpoints found that support image input"),
 ])
 def test_refusals_are_recognised(status: int, message: str) -> None:
     assert refuses_images(status, message)

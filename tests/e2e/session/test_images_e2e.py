@@ -173,3 +173,5 @@ def test_a_resumed_session_sends_its_pictures_only_to_a_model_that_takes_them(se
     assert all_image_parts(resumed) == []
     earlier = next(m for m in resumed if m["role"] == "user" and "describe @shot.png" in texts(m))
     assert "not sent: this model does not take images" in texts(earlier)
+    listed = run_axon("sessions")                      # the listing shows the words, not the picture
+    assert listed.code == 0 and listed.stdout.splitlines()[1].endswith("  describe @shot.png"), listed.stdout
