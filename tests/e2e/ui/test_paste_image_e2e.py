@@ -1,6 +1,6 @@
 """End-to-end: in ``axon chat``, a line that is a pasted image path (quoted as terminals paste a
 name with a space, outside the project) sends that picture to a model that takes images; the chat
-says what it attached and goes on."""
+says what it attached and goes on; ``chat --continue`` sends the picture again."""
 
 from __future__ import annotations
 
@@ -35,3 +35,18 @@ def test_a_pasted_image_path_reaches_the_model_as_an_image_part(server, project,
     assert base64.b64encode(data).decode() not in str(server.requests[1].messages[-1])
     assert server.requests[1].conversation[-1] == {"role": "user", "content": "and this is just text"}
     assert "Traceback" not in c.raw
+    # chat --continue loads the session with its picture and sends it again
+    server.add(text_reply("Resumed."))
+    c = Chat(project, {**axon_env, "AXON_MODEL": "gpt-4o"}, "--continue")
+    try:
+        c.expect("resumed session")
+        c.prompt()
+        c.say("once more")
+        c.expect("Resumed.")
+        c.prompt()
+        c.exit()
+    finally:
+        if c.child.isalive():
+            c.child.terminate(force=True)
+    resumed = server.requests[2].messages
+    assert [p for m in resumed for p in image_parts(m)] == [("image/png", data)]
