@@ -22,6 +22,7 @@ from axon_cli.turn import Attachment, UserTurn, truncated_note
 __all__ = ["attach_mentions", "attach_pasted", "attach_picture", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
 
 MAX_ATTACH_BYTES = 100_000
+MAX_TURN_IMAGE_BYTES = 5_000_000      # the pictures of one turn together, as sent
 MAX_ATTACH_LINES = 2000
 _MENTION = re.compile(r"(?:^|(?<=\s))@([^\s@]+)")
 
@@ -47,6 +48,8 @@ def attach_picture(path: Path, name: str, images: list[ImagePart]) -> str:
         picture = load_image(path, name)
     except ImageError as e:
         return f"{name}: not attached ({e})"
+    if picture.part.size + sum(i.size for i in images) > MAX_TURN_IMAGE_BYTES:
+        return f"{name}: not attached (the turn's pictures would pass {MAX_TURN_IMAGE_BYTES:,} bytes)"
     images.append(picture.part)
     return f"attached image {name} ({picture.describe()})"
 

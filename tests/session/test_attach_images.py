@@ -32,6 +32,15 @@ def test_an_image_mention_becomes_a_picture_and_a_text_mention_stays_an_attachme
     assert "<file path=\"shots/a.png\">" not in turn.render()
 
 
+def test_a_turn_holds_at_most_its_byte_budget_of_pictures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("axon_cli.session.attach.MAX_TURN_IMAGE_BYTES", 200)
+    for name in ("a.png", "b.png", "c.png"):
+        write_png(tmp_path / name, (6, 4))                 # about 70 bytes each
+    turn, notes = attach_mentions("@a.png @b.png @c.png", tmp_path)
+    assert [i.label for i in turn.images] == ["a.png", "b.png"]
+    assert "c.png: not attached (the turn's pictures would pass 200 bytes)" in notes
+
+
 def test_images_only_leaves_text_mentions_as_typed(tmp_path: Path) -> None:
     write_png(tmp_path / "a.png")
     (tmp_path / "notes.md").write_text("the notes\n")
