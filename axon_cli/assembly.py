@@ -35,6 +35,7 @@ def model_client(settings: Settings, emit: EventSink, endpoint: LLMClient | None
         llm.dropped_params = set(endpoint.dropped_params)
         llm.streaming, llm.null_content = endpoint.streaming, endpoint.null_content
         llm.extra_params = dict(endpoint.extra_params)
+        llm.no_images = endpoint.no_images     # shared: a model found to take no images, for the whole session
     return llm
 
 

@@ -24,6 +24,7 @@ from axon_cli.loaders import one_line
 from axon_cli.state import read_toml
 from axon_cli.trust.folder import FolderTrust
 from axon_cli.trust.widening import CONFIG
+from axon_cli.vision import DEFAULT_IMAGE_MODELS
 
 __all__ = ["Settings", "Price", "McpServerConfig", "HookConfig", "HookEvent", "HOOK_EVENTS", "LoadedSettings",
            "load_settings", "user_config_dir", "read_toml", "KEYLESS_HINT", "trust_requested", "folder_trust"]
@@ -140,7 +141,9 @@ class Settings(BaseModel):
     prices: dict[str, Price] = Field(default_factory=dict, description="per model, USD per million tokens")
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
     images: Literal["auto", "on", "off"] = Field(
-        "auto", description="send pictures tools return (MCP) to the model as images; auto = by the model's name")
+        "auto", description="send pictures (@file, read_file, MCP) to the model as images; auto = by the model's name")
+    image_models: list[str] = Field(default_factory=lambda: list(DEFAULT_IMAGE_MODELS),
+                                    description="regexes over the model name: the models images = auto sends pictures to")
     hooks: dict[HookEvent, list[HookConfig]] = Field(default_factory=dict,
                                                      description="user and project hooks add up")
     notify: Literal["off", "bell", "osc"] = Field(
@@ -154,6 +157,18 @@ class Settings(BaseModel):
     diagnostics_timeout: float = Field(10.0, gt=0, le=120, description="seconds one diagnostics command may take")
     diagnostics_lsp: bool = Field(True, description="a language server on PATH checks files no [diagnostics] glob "
                                   "matches (inside the sandbox only)")
+
+    @field_validator("image_models")
+    @classmethod
+    def _image_regexes(cls, value: list[str]) -> list[str]:
+        import re
+
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as e:
+                raise ValueError(f"{pattern!r} is not a valid regular expression ({e})") from None
+        return value
 
 
 USER_ONLY = ("sandbox_allow_sockets",)   # a project file cannot open a socket to the host's services

@@ -1,6 +1,7 @@
 """The user's turn as a typed value: what the user wrote and the files attached to it.
 
-``session/attach.py`` builds a ``UserTurn`` where ``@path`` mentions are expanded; the loop keeps it
+``session/attach.py`` builds a ``UserTurn`` where ``@path`` mentions are expanded (an image file becomes
+one of its ``images``); the loop keeps it
 for the turn and renders it to the chat message only when the message is appended; the answer
 guidance and the protocols read ``text`` and ``attachments`` (never the rendered message's layout).
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from axon_cli.tools.spec import ImagePart
 
 __all__ = ["UserTurn", "Attachment", "ATTACHED", "truncated_note"]
 
@@ -43,14 +46,17 @@ class Attachment:
 
 @dataclass(frozen=True)
 class UserTurn:
-    """What the user wrote (``text``) and the files attached to it, in order."""
+    """What the user wrote (``text``), the files attached to it, in order, and its pictures (``@shot.png``,
+    a pasted image path: checked and capped by ``imaging.py``; the loop sends them as image parts)."""
 
     text: str
     attachments: tuple[Attachment, ...] = ()
+    images: tuple[ImagePart, ...] = ()
 
     @property
     def attached_paths(self) -> tuple[str, ...]:
-        return tuple(a.path for a in self.attachments)
+        """The attached files' paths, pictures' (their labels) too: the model has seen them all."""
+        return tuple(a.path for a in self.attachments) + tuple(i.label for i in self.images if i.label)
 
     def render(self) -> str:
         """The chat message: the words, then the attached files (none: the words alone)."""

@@ -223,7 +223,7 @@ def expand_command(command: CustomCommand, arguments: str, project_root: Path,
     words_only.append(sent[-1])
     turn, notes = attach_mentions(_appended("".join(words_only), template, arguments), project_root,
                                   skip_sensitive=True)
-    return UserTurn(_appended("".join(sent), template, arguments), turn.attachments), notes
+    return UserTurn(_appended("".join(sent), template, arguments), turn.attachments, turn.images), notes
 
 
 def find_command(commands: LoadedCommands, name: str) -> CustomCommand:

@@ -1,7 +1,8 @@
 """The agent loop: run → step → (query the model, execute its tool calls). Emits events; never prints.
 
 Control flow: ``run`` appends the user's turn (a typed ``UserTurn``, rendered to the chat message as
-it is appended; the protocol and the guidance read its words and attached files), then steps until
+it is appended, its pictures as image parts when the model takes images; the protocol and the
+guidance read its words and attached files), then steps until
 the model answers without tool calls (final), ``max_turns`` requests were made, the user interrupts,
 or the endpoint fails.
 Every tool_call_id gets exactly one answer, whatever happens. The user's hooks (``TurnHooks``) may
@@ -32,7 +33,7 @@ from axon_cli.events import (
 from axon_cli.loop.callbacks import AgentCallbacks, TurnHooks
 from axon_cli.loop.echo import Notes
 from axon_cli.loop.guide import TurnGuide, choose_guide
-from axon_cli.loop.images import accepts_images, attach_images
+from axon_cli.loop.images import attach_images, user_content
 from axon_cli.loop.results import RunResult
 from axon_cli.model import debuglog
 from axon_cli.model.llm import AssistantTurn, LLMClient
@@ -123,7 +124,10 @@ class Agent:
             return RunResult(why, "error", 0, error=why)
         self.callbacks.on_user_turn(turn)
         self.notes.clear()
-        self.append({"role": "user", "content": message}, note=False)
+        content, left_out = user_content(message, turn.images, self.llm.takes_images())
+        if left_out:
+            self.emit(Notice(message=left_out))
+        self.append({"role": "user", "content": content}, note=False)
         if verdict is not None and verdict.context:
             self.append({"role": "user", "content": verdict.context}, note=False)
         result = self._run_loop(limit, turn)
@@ -180,8 +184,7 @@ class Agent:
                 continued.clear()
                 results = self._execute(turn)
                 self.guide.after_calls(turn.tool_calls, results)
-                results, pictures = attach_images(results, accepts_images(self.ctx.settings.images,
-                                                                          self.ctx.settings.model))
+                results, pictures = attach_images(results, self.llm.takes_images())
                 for message in self.protocol.result_messages(turn, results):
                     self.append(message)
                 if pictures is not None:

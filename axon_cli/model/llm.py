@@ -33,6 +33,7 @@ from axon_cli.model.llm_http import (
 )
 from axon_cli.model.turns import AssistantTurn, SessionUsage
 from axon_cli.tools.dispatch import ToolCall
+from axon_cli.vision import accepts_images, carries_images, refuses_images, without_images
 
 __all__ = ["LLMClient", "AssistantTurn", "SessionUsage", "OPTIONAL_PARAMS"]
 
@@ -68,6 +69,7 @@ class LLMClient:
         self.streaming = True   # False once a request streamed nothing but was answered without
         self._seen_ids: set[str] = set()
         self.extra_params: dict[str, Any] = {}   # e.g. ``stop`` for the text tool protocol
+        self.no_images: set[str] = set()   # models the endpoint said take no images (this session)
         self._sleep = sleep
         self._client: Any = None
 
@@ -88,6 +90,12 @@ class LLMClient:
 
             gcpause.resume()      # start-up is over (``axon run`` paused the collector until now)
         return self._client
+
+    def takes_images(self) -> bool:
+        """Whether the current model gets pictures: ``images``/``image_models`` in config, unless the
+        endpoint already said this session that it cannot take them."""
+        s = self.settings
+        return s.model not in self.no_images and accepts_images(s.images, s.model, s.image_models)
 
     # -- one request, with retries -------------------------------------------------------------
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
@@ -119,6 +127,8 @@ class LLMClient:
     def request_params(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                        stream: bool | None = None) -> dict[str, Any]:
         s = self.settings
+        if carries_images(messages) and not self.takes_images():
+            messages = without_images(messages)   # a resumed session's pictures, or after the endpoint said no
         params: dict[str, Any] = {"model": s.model, "messages": messages, "stream": False}
         if self.streaming if stream is None else stream:
             params.update(stream=True, stream_options={"include_usage": True})
@@ -149,7 +159,8 @@ class LLMClient:
                 params["messages"] = escape_surrogates_in(params["messages"])
                 return self._get_client().chat.completions.create(**_untransformed(params, self.null_content))
         except openai.APIStatusError as e:
-            if self._drop_unsupported_param(e, params) or self._refuses_null_content(e, params):
+            if (self._refuses_images(e, params) or self._drop_unsupported_param(e, params)
+                    or self._refuses_null_content(e, params)):
                 return None
             if params.get("stream") and names_streaming(api_message(e)):
                 raise _NoStream(f"HTTP {e.status_code}: {api_message(e)}") from None
@@ -309,6 +320,19 @@ class LLMClient:
         if status in (400, 413) and any(w in low for w in _CONTEXT_WORDS):
             return ContextTooLong(f"the request is longer than the model's context (HTTP {status}: {message})")
         return LLMError(f"HTTP {status} from the endpoint: {message}")
+
+    def _refuses_images(self, e: Any, params: dict[str, Any]) -> bool:
+        """An error about images answering a request that carries pictures: this model takes none for
+        the rest of the session (every request of it goes without them), and the request is sent again."""
+        message = api_message(e)
+        if not refuses_images(e.status_code, f"{message} {_error_kind(e)}") or \
+                not carries_images(params.get("messages", [])):
+            return False
+        self.no_images.add(self.settings.model)
+        log.info("endpoint refused images (HTTP %s: %s); sending without them", e.status_code, message[:100])
+        self.emit(Notice(message=f"the endpoint does not take images (HTTP {e.status_code}: {message[:120]}); "
+                                 f"sending {self.settings.model}'s requests without them from now on"))
+        return True
 
     def _refuses_null_content(self, e: Any, params: dict[str, Any]) -> bool:
         """A 4xx/5xx about message content while an assistant call had ``content: null`` (llama-cpp-python

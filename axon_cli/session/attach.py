@@ -1,4 +1,5 @@
-"""``@path`` in a message: the named project file attached to the user's turn (capped, secrets masked).
+"""``@path`` in a message: the named project file attached to the user's turn (capped, secrets masked);
+an image file (``@shot.png``) becomes one of the turn's pictures, checked and capped by ``imaging.py``.
 
 Used by the REPL for what the user types and by custom commands for their templates (which
 never attach a sensitive file such as ``.env``: a command file may come from the project). The
@@ -8,15 +9,20 @@ result is a typed ``UserTurn`` (``axon_cli/turn.py``); the loop renders it to th
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
+from urllib.parse import unquote
 
+from axon_cli.imaging import ImageError, is_image_file, load_image
 from axon_cli.masking import mask
 from axon_cli.permissions.paths import sensitive_reason
+from axon_cli.tools.spec import ImagePart
 from axon_cli.turn import Attachment, UserTurn, truncated_note
 
-__all__ = ["attach_mentions", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
+__all__ = ["attach_mentions", "attach_pasted", "attach_picture", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
 
 MAX_ATTACH_BYTES = 100_000
+MAX_TURN_IMAGE_BYTES = 5_000_000      # the pictures of one turn together, as sent
 MAX_ATTACH_LINES = 2000
 _MENTION = re.compile(r"(?:^|(?<=\s))@([^\s@]+)")
 
@@ -36,11 +42,25 @@ def _read_capped(path: Path) -> tuple[str, str]:
     return "\n".join(lines), note
 
 
-def attach_mentions(text: str, root: Path, skip_sensitive: bool = False) -> tuple[UserTurn, list[str]]:
+def attach_picture(path: Path, name: str, images: list[ImagePart]) -> str:
+    """Add the picture in ``path`` to ``images``; the line for the user (why not, when it cannot be)."""
+    try:
+        picture = load_image(path, name)
+    except ImageError as e:
+        return f"{name}: not attached ({e})"
+    if picture.part.size + sum(i.size for i in images) > MAX_TURN_IMAGE_BYTES:
+        return f"{name}: not attached (the turn's pictures would pass {MAX_TURN_IMAGE_BYTES:,} bytes)"
+    images.append(picture.part)
+    return f"attached image {name} ({picture.describe()})"
+
+
+def attach_mentions(text: str, root: Path, skip_sensitive: bool = False,
+                    images_only: bool = False) -> tuple[UserTurn, list[str]]:
     """The user's turn: ``text`` with every ``@path`` naming a file inside the project attached
-    (capped, masked; with ``skip_sensitive``, never a sensitive file), and one line per mention for
-    the user."""
+    (capped, masked; with ``skip_sensitive``, never a sensitive file; an image file as a picture),
+    and one line per mention for the user. With ``images_only`` (``axon run``), only pictures."""
     attachments: list[Attachment] = []
+    images: list[ImagePart] = []
     notes: list[str] = []
     seen: set[str] = set()
     root = root.resolve()
@@ -48,6 +68,9 @@ def attach_mentions(text: str, root: Path, skip_sensitive: bool = False) -> tupl
         raw = m.group(1).rstrip(".,;:!?)'\"")
         path = (root / raw).resolve()
         if raw in seen or not path.is_file():
+            continue
+        picture = is_image_file(path)
+        if images_only and not picture:
             continue
         try:
             path.relative_to(root)
@@ -59,6 +82,9 @@ def attach_mentions(text: str, root: Path, skip_sensitive: bool = False) -> tupl
         if skip_sensitive and sensitive_reason(rel):
             notes.append(f"@{raw}: a sensitive file, not attached")
             continue
+        if picture:
+            notes.append(attach_picture(path, rel, images))
+            continue
         try:
             body, note = _read_capped(path)
         except (OSError, ValueError) as e:
@@ -66,4 +92,41 @@ def attach_mentions(text: str, root: Path, skip_sensitive: bool = False) -> tupl
             continue
         attachments.append(Attachment(rel, mask(body), note))
         notes.append(f"attached {rel}" + (f" ({note.split(';')[0]})" if note else ""))
-    return UserTurn(text, tuple(attachments)), notes
+    return UserTurn(text, tuple(attachments), tuple(images)), notes
+
+
+def pasted_image(line: str, root: Path) -> Path | None:
+    """The image file a line names when the line is nothing but its path, as terminals paste or drop
+    one (``/tmp/x.png``, ``'/tmp/my shot.png'``, ``/tmp/my\\ shot.png``, ``file:///tmp/x.png``); else None."""
+    text = line.strip()
+    if not text or "\n" in text:
+        return None
+    if text.startswith("file://"):
+        text = unquote(text[len("file://"):])
+    candidates = [text]                      # a path with spaces pasted as it is
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = []
+    if len(words) == 1:
+        candidates.append(words[0])
+    for candidate in candidates:
+        path = Path(candidate).expanduser()
+        path = path if path.is_absolute() else root / path
+        try:
+            if path.is_file() and is_image_file(path):
+                return path
+        except OSError:
+            continue
+    return None
+
+
+def attach_pasted(line: str, root: Path) -> tuple[UserTurn, list[str]] | None:
+    """A chat line that is a pasted image path: the turn carrying that picture (the user put it there,
+    so it may live outside the project), and the line for the user; None for any other line."""
+    path = pasted_image(line, root)
+    if path is None:
+        return None
+    images: list[ImagePart] = []
+    note = attach_picture(path, path.name, images)
+    return UserTurn(line.strip(), (), tuple(images)), [note]

@@ -81,9 +81,9 @@ class SessionCallbacks(AgentCallbacks):
             turn, self._user_turn = self._user_turn, None
             words = turn.text if turn is not None else _text(message.get("content"))
             self.checkpointer.begin_turn(self.turns, words)
-            # a turn that attached files records the user's words: listings show them, never re-read
-            # from the rendered message
-            asked = {"asked": words} if turn is not None and turn.attachments else {}
+            # a turn that attached files or pictures records the user's words: listings show them,
+            # never re-read from the rendered message
+            asked = {"asked": words} if turn is not None and (turn.attachments or turn.images) else {}
             self.meta("turn", n=self.turns, ts=time.strftime("%Y-%m-%dT%H:%M:%S"), **asked)
         self.note(message)
 

@@ -28,6 +28,7 @@ from axon_cli.extend.command_scope import command_scope
 from axon_cli.extend.command_shell import shell_runner
 from axon_cli.extend.commands import CustomCommand, expand_command
 from axon_cli.runtime import Runtime, open_session
+from axon_cli.session.attach import attach_pasted
 from axon_cli.session.transcript import list_sessions
 from axon_cli.state import ensure_state_dir
 from axon_cli.turn import UserTurn
@@ -271,10 +272,11 @@ class Repl:
             self.run_turn(turn)
 
     def run_turn(self, typed: str | UserTurn) -> None:
-        """One turn: a typed line (its ``@path`` mentions attached here), or a turn built already."""
+        """One turn: a typed line (its ``@path`` mentions attached here; a line that is a pasted image
+        path brings that picture), or a turn built already."""
         turn = typed
         if isinstance(typed, str):
-            turn, notes = attach_mentions(typed, self.project_root)
+            turn, notes = attach_pasted(typed, self.project_root) or attach_mentions(typed, self.project_root)
             for note in notes:
                 print_notice(self.console, note)
         rt = self.rt

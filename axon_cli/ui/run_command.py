@@ -10,7 +10,7 @@ from axon_cli.config import LoadedSettings
 from axon_cli.events import AutoApprover, DenyApprover, Notice, SessionStarted
 from axon_cli.loop.results import RunResult
 from axon_cli.runtime import Runtime, open_session
-from axon_cli.turn import UserTurn
+from axon_cli.session.attach import attach_mentions
 from axon_cli.ui.headless import SandboxExits, StreamJson, TextProgress, json_result
 
 __all__ = ["run_task", "EXIT_CODES"]
@@ -62,10 +62,13 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
 
 
 def _run(rt: Runtime, task: str, max_turns: int | None, command: str | None) -> RunResult:
-    """The task itself (as typed: an ``@path`` in it is not expanded), or custom command ``command``
-    with the task as its arguments."""
+    """The task itself (as typed: an ``@path`` in it is not expanded, but ``@shot.png`` brings that
+    picture), or custom command ``command`` with the task as its arguments."""
     if command is None:
-        return rt.agent.run(UserTurn(task), max_turns=max_turns)
+        turn, notes = attach_mentions(task, rt.project_root, images_only=True)
+        for note in notes:
+            rt.bus(Notice(message=note))
+        return rt.agent.run(turn, max_turns=max_turns)
     from axon_cli.extend.command_scope import command_scope
     from axon_cli.extend.command_shell import shell_runner
     from axon_cli.extend.commands import expand_command, find_command

@@ -1,4 +1,5 @@
-"""read_file's engine: stream a file's lines (bounded memory), number them, cut long ones."""
+"""read_file's engine: stream a file's lines (bounded memory), number them, cut long ones; a picture
+goes to the model as an image (``read_image``)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from axon_cli.imaging import ImageError, is_image_file, load_image, sniff
 from axon_cli.tools.builtin.files.fileio import BINARY_SNIFF, is_binary, record_state
-from axon_cli.tools.spec import ToolContext, ToolError
+from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput
 
-__all__ = ["read_numbered", "ReadResult", "missing_file_message", "MAX_LINES", "MAX_LINE_CHARS"]
+__all__ = ["read_numbered", "read_image", "ReadResult", "missing_file_message", "MAX_LINES", "MAX_LINE_CHARS"]
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -89,6 +91,24 @@ def read_numbered(ctx: ToolContext, path: Path, offset: int, limit: int) -> Read
     if notes:
         text += "\n\n[" + "; ".join(notes) + "]"
     return ReadResult(text, len(out), offset, notes)
+
+
+def read_image(ctx: ToolContext, path: Path) -> ToolOutput | None:
+    """``path`` as a picture for the model, with one line saying what it is; None when the file is not
+    a picture (a text file under an image name is read as text); a broken picture is an error line."""
+    if not is_image_file(path):
+        return None
+    rel = ctx.relative(path)
+    with path.open("rb") as fh:
+        head = fh.read(BINARY_SNIFF)
+    if sniff(head) is None and not is_binary(head):
+        return None
+    record_state(ctx, path)
+    try:
+        picture = load_image(path, rel)
+    except ImageError as e:
+        raise ToolError(f"{rel}: {e}") from None
+    return ToolOutput(f"{rel}: {picture.describe()}", summary=f"read {rel} (image)", images=[picture.part])
 
 
 def _collect(ctx: ToolContext, lines: Iterator[tuple[bytes, bool]], offset: int,

@@ -29,7 +29,7 @@ from axon_cli.tools.builtin.files.fileio import (
 )
 from axon_cli.tools.builtin.files.lsp_check import check_with_server
 from axon_cli.tools.builtin.files.matching import find_spans, restyle
-from axon_cli.tools.builtin.files.reading import MAX_LINES, missing_file_message, read_numbered
+from axon_cli.tools.builtin.files.reading import MAX_LINES, missing_file_message, read_image, read_numbered
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
 
 if TYPE_CHECKING:
@@ -222,6 +222,8 @@ def read_file(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         raise ToolError(f"{ctx.relative(path)} is not a regular file (a device, FIFO or socket); "
                         "it cannot be read")
     try:
+        if (picture := read_image(ctx, path)) is not None:
+            return picture
         res = read_numbered(ctx, path, inp.offset or 1, inp.limit or MAX_LINES)
     except PermissionError:
         raise ToolError(f"permission denied reading {ctx.relative(path)}") from None
@@ -257,7 +259,8 @@ def build_tools(status: SandboxStatus | None) -> list[ToolSpec[Any]]:
         ToolSpec(
             name="read_file",
             description=(f"Read a text file; lines are numbered like `cat -n`. At most {MAX_LINES} lines per "
-                         "call: page with offset/limit. Read a file before editing or overwriting it."),
+                         "call: page with offset/limit. Read a file before editing or overwriting it. An image "
+                         "(PNG, JPEG, GIF, WebP) comes back as the picture."),
             short_description="Read a file with line numbers",
             input_model=ReadFileInput, handler=read_file, category="read",
             is_read_only=lambda _i: True,

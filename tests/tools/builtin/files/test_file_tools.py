@@ -76,8 +76,8 @@ def test_read_cuts_long_lines(tools: Tools) -> None:
 
 
 def test_read_binary_file_is_one_line(tools: Tools) -> None:
-    (tools.root / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0" + bytes(range(256)) * 4)
-    assert tools.ok("read_file", path="img.png") == "binary file, 1035 bytes"
+    (tools.root / "data.bin").write_bytes(b"\0\0\0" + bytes(range(256)) * 4)
+    assert tools.ok("read_file", path="data.bin") == "binary file, 1027 bytes"
 
 
 def test_read_non_utf8_is_replaced_and_said(tools: Tools) -> None:
