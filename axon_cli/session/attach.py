@@ -14,7 +14,7 @@ from axon_cli.masking import mask
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.turn import Attachment, UserTurn, truncated_note
 
-__all__ = ["attach_mentions", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
+__all__ = ["attach_mentions", "attach_path", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
 
 MAX_ATTACH_BYTES = 100_000
 MAX_ATTACH_LINES = 2000
@@ -49,21 +49,26 @@ def attach_mentions(text: str, root: Path, skip_sensitive: bool = False) -> tupl
         path = (root / raw).resolve()
         if raw in seen or not path.is_file():
             continue
-        try:
-            path.relative_to(root)
-        except ValueError:
-            notes.append(f"@{raw}: outside the project, not attached")
-            continue
         seen.add(raw)
-        rel = path.relative_to(root).as_posix()
-        if skip_sensitive and sensitive_reason(rel):
-            notes.append(f"@{raw}: a sensitive file, not attached")
-            continue
-        try:
-            body, note = _read_capped(path)
-        except (OSError, ValueError) as e:
-            notes.append(f"@{raw}: not attached ({e})")
-            continue
-        attachments.append(Attachment(rel, mask(body), note))
-        notes.append(f"attached {rel}" + (f" ({note.split(';')[0]})" if note else ""))
+        attachment, line = attach_path(path, root, skip_sensitive, f"@{raw}")
+        if attachment is not None:
+            attachments.append(attachment)
+        notes.append(line)
     return UserTurn(text, tuple(attachments)), notes
+
+
+def attach_path(path: Path, root: Path, skip_sensitive: bool = False, named: str = "") -> tuple[Attachment | None, str]:
+    """The file ``path`` (inside ``root``, resolved) attached as an ``@path`` mention would be, and the
+    line for the user; None and why when it is not attached."""
+    named = named or str(path)
+    try:
+        rel = path.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None, f"{named}: outside the project, not attached"
+    if skip_sensitive and sensitive_reason(rel):
+        return None, f"{named}: a sensitive file, not attached"
+    try:
+        body, note = _read_capped(path)
+    except (OSError, ValueError) as e:
+        return None, f"{named}: not attached ({e})"
+    return Attachment(rel, mask(body), note), f"attached {rel}" + (f" ({note.split(';')[0]})" if note else "")

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from axon_cli.tools.builtin.files.buffers import read_buffer, write_buffer
 from axon_cli.tools.builtin.files.fileio import (
     MAX_EDIT_BYTES,
     UNREAD_EDITS,
@@ -70,6 +71,10 @@ def _existing_file(ctx: ToolContext, path: Path) -> tuple[TextFile, bytes]:
     rel = ctx.relative(path)
     if path.is_dir():
         raise ToolError(f"{rel} is a directory: use list_files to see its contents")
+    buffer = read_buffer(ctx, path)              # the editor's unsaved text, when it offers it
+    if buffer is not None:
+        data = buffer.encode("utf-8", "surrogatepass")
+        return decode_bytes(data), data
     size = path.stat().st_size
     if size > MAX_EDIT_BYTES:
         raise ToolError(f"{rel} is too large to edit here ({size} bytes); use bash (sed, a script)")
@@ -166,7 +171,8 @@ EMPTIED = ("\n{rel} is now empty but still exists. If the task was to delete it,
 
 def _apply(plan: Plan, ctx: ToolContext, verb: str) -> ToolOutput:
     ctx.check_cancelled()
-    write_text_file(ctx, plan.path, plan.data)
+    if not write_buffer(ctx, plan.path, plan.new_text):      # through the editor, when it writes
+        write_text_file(ctx, plan.path, plan.data)
     checked = _diagnostics(plan)
     lines = plan.new_text.count("\n") + (0 if plan.new_text.endswith("\n") or not plan.new_text else 1)
     if plan.created:
@@ -213,7 +219,7 @@ def read_file(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         raise ToolError(f"{ctx.relative(path)} is not a regular file (a device, FIFO or socket); "
                         "it cannot be read")
     try:
-        res = read_numbered(ctx, path, inp.offset or 1, inp.limit or MAX_LINES)
+        res = read_numbered(ctx, path, inp.offset or 1, inp.limit or MAX_LINES, read_buffer(ctx, path))
     except PermissionError:
         raise ToolError(f"permission denied reading {ctx.relative(path)}") from None
     span = f"lines {res.first}-{res.first + res.shown - 1}" if res.shown else "no lines"
