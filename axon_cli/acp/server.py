@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 import threading
-from typing import Any
+from typing import Any, cast
 
 from axon_cli import __version__
 from axon_cli.acp.prompt import prompt_turn
@@ -60,7 +60,13 @@ class AxonAgent:
     async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
                          **kwargs: Any) -> Any:
         from acp import PROTOCOL_VERSION
-        from acp.schema import AgentCapabilities, Implementation, InitializeResponse, McpCapabilities, PromptCapabilities
+        from acp.schema import (
+            AgentCapabilities,
+            Implementation,
+            InitializeResponse,
+            McpCapabilities,
+            PromptCapabilities,
+        )
 
         self.client_caps = client_capabilities
         caps = AgentCapabilities(load_session=True,
@@ -160,11 +166,11 @@ async def _listen(agent: AxonAgent, protocol_out: int) -> None:
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin,
                                                         os.fdopen(protocol_out, "wb", buffering=0))
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
-    conn = AgentSideConnection(agent, writer, reader, listening=False)
+    conn = AgentSideConnection(cast(Any, agent), writer, reader, listening=False)
     try:
         await conn.listen()
     finally:
-        await conn._conn.close()
+        await conn.close()
 
 
 def serve(trust_run: bool = False) -> int:

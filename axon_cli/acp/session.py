@@ -101,10 +101,11 @@ def _acp_servers(loaded: Any, servers: list[Any]) -> list[str]:
         name = getattr(server, "name", "") or "client"
         if getattr(server, "command", None):
             env = {e.name: e.value for e in getattr(server, "env", []) or []}
-            config = McpServerConfig(command=server.command, args=list(server.args or []), env=env)
+            config = McpServerConfig.model_validate({"command": server.command, "args": list(server.args or []),
+                                                     "env": env})
         elif getattr(server, "url", None) and getattr(server, "type", "") == "http":
             headers = {h.name: h.value for h in getattr(server, "headers", []) or []}
-            config = McpServerConfig(url=server.url, headers=headers)
+            config = McpServerConfig.model_validate({"url": server.url, "headers": headers})
         else:
             notes.append(f"MCP server {name!r} from the client: this transport is not supported, skipped")
             continue

@@ -37,7 +37,8 @@ _SCHEMAS: dict[str, Any] = {"session/update": SessionNotification,
 
 class RecordingClient:
     """Records updates; answers ``session/request_permission`` with the next of ``answers``; serves
-    ``fs/read_text_file`` from ``buffers`` (absolute path → text)."""
+    ``fs/read_text_file`` from ``buffers`` (absolute path → text) and takes ``fs/write_text_file`` into
+    them."""
 
     def __init__(self, answers: list[str] | None = None, buffers: dict[str, str] | None = None) -> None:
         self.answers = list(answers or [])
@@ -45,6 +46,7 @@ class RecordingClient:
         self.updates: list[Any] = []
         self.permission_requests: list[RequestPermissionRequest] = []
         self.reads: list[str] = []
+        self.writes: list[tuple[str, str]] = []
         self.raw: list[dict[str, Any]] = []
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
@@ -66,7 +68,9 @@ class RecordingClient:
         return ReadTextFileResponse(content=Path(path).read_text())
 
     async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> None:
-        Path(path).write_text(content)
+        """The editor's buffer takes the text (the file on disk is left as it is)."""
+        self.writes.append((path, content))
+        self.buffers[path] = content
 
     def observe(self, event: StreamEvent) -> None:
         if event.direction.value == "incoming":

@@ -114,13 +114,15 @@ def test_acp_session_edits_under_permission_cancels_and_loads(project: Path, ser
     assert "Traceback" not in stderr.read_text()
 
 
-def test_acp_reads_the_clients_buffer(project: Path, server: ScriptedServer, axon_env: dict[str, str],
-                                      tmp_path: Path) -> None:
+def test_acp_reads_and_edits_the_clients_buffer(project: Path, server: ScriptedServer, axon_env: dict[str, str],
+                                                tmp_path: Path) -> None:
     target = project / "a.py"
     target.write_text("on disk\n")
-    server.add(tool_reply(("read_file", {"path": "a.py"})), text_reply("read it"))
-    client = RecordingClient(buffers={str(target): "UNSAVED BUFFER TEXT\n"})
-    caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=False))
+    server.add(tool_reply(("read_file", {"path": "a.py"})),
+               tool_reply(("edit_file", {"path": "a.py", "old_string": "UNSAVED", "new_string": "EDITED"})),
+               text_reply("read it"))
+    client = RecordingClient(answers=["allow_once"], buffers={str(target): "UNSAVED BUFFER TEXT\n"})
+    caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True))
 
     async def drive() -> None:
         async with open_axon(client, project, axon_env, tmp_path / "stderr.txt") as conn:
@@ -130,9 +132,38 @@ def test_acp_reads_the_clients_buffer(project: Path, server: ScriptedServer, axo
             assert done.stop_reason == "end_turn"
 
     _run(drive())
-    assert client.reads == [str(target)]
+    assert client.reads and set(client.reads) == {str(target)}
     sent = _conversation_text(server, 1)
     assert "UNSAVED BUFFER TEXT" in sent and "on disk" not in sent
+    assert client.writes == [(str(target), "EDITED BUFFER TEXT\n")]     # through the editor, not the disk
+    assert target.read_text() == "on disk\n"
+    diff = [c for u in updates_of(client, "tool_call_update") for c in u.content or [] if c.type == "diff"]
+    assert [(d.old_text, d.new_text) for d in diff] == [("UNSAVED BUFFER TEXT\n", "EDITED BUFFER TEXT\n")]
+    client.validate_raw()
+
+
+def test_acp_untrusted_folder_widening_files_do_not_apply(project: Path, server: ScriptedServer,
+                                                         axon_env: dict[str, str], tmp_path: Path) -> None:
+    (project / ".axon").mkdir()
+    (project / ".axon" / "permissions.toml").write_text('mode = "yolo"\nallow = ["edit_file"]\n')
+    target = project / "a.py"
+    target.write_text(ORIGINAL)
+    server.add(tool_reply(("read_file", {"path": "a.py"})),
+               tool_reply(("edit_file", {"path": "a.py", "old_string": "return 1", "new_string": "return 2"})),
+               text_reply("tried"))
+    client = RecordingClient(answers=["reject_once"])
+
+    async def drive() -> None:
+        async with open_axon(client, project, axon_env, tmp_path / "stderr.txt") as conn:
+            await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("edit a.py")])
+
+    _run(drive())
+    assert target.read_text() == ORIGINAL                  # the planted yolo/allow did not let it through
+    assert len(client.permission_requests) == 1
+    thoughts = "".join(u.content.text for u in updates_of(client, "agent_thought_chunk"))
+    assert "ignored until this folder is trusted" in thoughts
     client.validate_raw()
 
 
