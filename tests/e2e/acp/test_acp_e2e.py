@@ -6,17 +6,19 @@ answered with ACP errors."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp import RequestError, text_block
-from acp.schema import ClientCapabilities, FileSystemCapabilities
+from acp.schema import ClientCapabilities, FileSystemCapabilities, McpServerStdio
 
 from tests.e2e.acp.client import DEADLINE_S, RecordingClient, open_axon, updates_of
 from tests.fakeserver import Reply, ScriptedServer, text_reply, tool_reply
 
+DEMO = str(Path(__file__).resolve().parents[2] / "mcp_servers" / "demo_server.py")
 ORIGINAL = "def f():\n    return 1\n"
 EDITED = "def f():\n    return 2\n"
 
@@ -165,6 +167,25 @@ def test_acp_untrusted_folder_widening_files_do_not_apply(project: Path, server:
     thoughts = "".join(u.content.text for u in updates_of(client, "agent_thought_chunk"))
     assert "ignored until this folder is trusted" in thoughts
     client.validate_raw()
+
+
+def test_acp_clients_mcp_server_joins_the_session(project: Path, server: ScriptedServer,
+                                                  axon_env: dict[str, str], tmp_path: Path) -> None:
+    server.add(tool_reply(("tool_search", {"query": "select:mcp__editor__echo"})),
+               tool_reply(("mcp__editor__echo", {"text": "hello from the editor's server"})),
+               text_reply("echoed"))
+    client = RecordingClient(answers=["allow_once"])
+    demo = McpServerStdio(name="editor", command=sys.executable, args=[DEMO], env=[])
+
+    async def drive() -> None:
+        async with open_axon(client, project, axon_env, tmp_path / "stderr.txt") as conn:
+            await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+            session = await conn.new_session(cwd=str(project), mcp_servers=[demo])
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("echo")])
+
+    _run(drive())
+    answer = server.requests[2].messages[-1]
+    assert answer["role"] == "tool" and "hello from the editor's server" in answer["content"]
 
 
 def test_acp_bad_requests_get_protocol_errors(project: Path, server: ScriptedServer, axon_env: dict[str, str],
