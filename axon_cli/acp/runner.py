@@ -75,19 +75,22 @@ class MainRunner:
     def serve(self) -> None:
         """Run jobs until ``stop``; on the main thread (signals are delivered there). A real SIGINT
         interrupts the running turn, like Ctrl-C in chat; between jobs it ends the server."""
-        signal.signal(INTERRUPT_SIGNAL, self._on_interrupt_signal)
-        signal.signal(signal.SIGINT, self._on_sigint)
-        while True:
-            try:
-                job = self._jobs.get()
-                if job is None:
-                    return
-                self._sigint = False
-                self._run(job)
-            except KeyboardInterrupt:     # landed between a job's end and its bookkeeping
-                if self._sigint and self._current is None:
-                    raise
-                self._settle()
+        saved = signal.signal(INTERRUPT_SIGNAL, self._on_interrupt_signal), signal.signal(signal.SIGINT, self._on_sigint)
+        try:
+            while True:
+                try:
+                    job = self._jobs.get()
+                    if job is None:
+                        return
+                    self._sigint = False
+                    self._run(job)
+                except KeyboardInterrupt:     # landed between a job's end and its bookkeeping
+                    if self._sigint and self._current is None:
+                        raise
+                    self._settle()
+        finally:
+            signal.signal(INTERRUPT_SIGNAL, saved[0])
+            signal.signal(signal.SIGINT, saved[1])
 
     def _run(self, job: Job) -> None:
         with self._lock:
