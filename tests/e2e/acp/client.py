@@ -16,6 +16,7 @@ from acp import spawn_agent_process
 from acp.connection import StreamEvent
 from acp.schema import (
     AllowedOutcome,
+    DeniedOutcome,
     ReadTextFileRequest,
     ReadTextFileResponse,
     RequestPermissionRequest,
@@ -36,7 +37,8 @@ _SCHEMAS: dict[str, Any] = {"session/update": SessionNotification,
 
 
 class RecordingClient:
-    """Records updates; answers ``session/request_permission`` with the next of ``answers``; serves
+    """Records updates; answers ``session/request_permission`` with the next of ``answers`` ("wait": with
+    ``cancelled`` once the test cancels); serves
     ``fs/read_text_file`` from ``buffers`` (absolute path → text) and takes ``fs/write_text_file`` into
     them."""
 
@@ -47,6 +49,8 @@ class RecordingClient:
         self.permission_requests: list[RequestPermissionRequest] = []
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
+        self.asked = asyncio.Event()           # a permission request arrived
+        self.cancelled = asyncio.Event()       # the test cancelled the turn: a "wait" answer ends
         self.raw: list[dict[str, Any]] = []
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
@@ -56,7 +60,11 @@ class RecordingClient:
                                  **kwargs: Any) -> RequestPermissionResponse:
         self.permission_requests.append(RequestPermissionRequest(session_id=session_id, tool_call=tool_call,
                                                                  options=options))
+        self.asked.set()
         choice = self.answers.pop(0)
+        if choice == "wait":                   # answered "cancelled" once the turn is cancelled
+            await self.cancelled.wait()
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         assert choice in [o.option_id for o in options], (choice, options)
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=choice))
 

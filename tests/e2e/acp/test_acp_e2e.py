@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import RequestError, text_block
+from acp import (
+    RequestError,
+    embedded_text_resource,
+    image_block,
+    resource_block,
+    resource_link_block,
+    text_block,
+)
 from acp.schema import ClientCapabilities, FileSystemCapabilities, McpServerStdio
 
 from tests.e2e.acp.client import DEADLINE_S, RecordingClient, open_axon, updates_of
@@ -186,6 +193,58 @@ def test_acp_clients_mcp_server_joins_the_session(project: Path, server: Scripte
     _run(drive())
     answer = server.requests[2].messages[-1]
     assert answer["role"] == "tool" and "hello from the editor's server" in answer["content"]
+
+
+def test_acp_prompt_attaches_linked_and_embedded_files(project: Path, server: ScriptedServer,
+                                                      axon_env: dict[str, str], tmp_path: Path) -> None:
+    (project / "b.py").write_text("LINKED_FILE_TEXT = 1\n")
+    server.add(text_reply("seen"))
+    client = RecordingClient()
+    blocks = [text_block("look at these"),
+              resource_link_block("b.py", (project / "b.py").as_uri()),
+              resource_block(embedded_text_resource((project / "c.py").as_uri(), "EMBEDDED_BUFFER = 2\n")),
+              image_block("iVBORw0KGgo=", "image/png")]
+
+    async def drive() -> None:
+        async with open_axon(client, project, axon_env, tmp_path / "stderr.txt") as conn:
+            await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            done = await conn.prompt(session_id=session.session_id, prompt=blocks)
+            assert done.stop_reason == "end_turn"
+
+    _run(drive())
+    user = server.requests[0].conversation[-1]["content"]
+    assert user.startswith("look at these")
+    assert '<file path="b.py">\nLINKED_FILE_TEXT = 1' in user
+    assert '<file path="c.py">\nEMBEDDED_BUFFER = 2' in user
+    assert "image (image/png)" in user and "iVBORw0KGgo" not in user
+    client.validate_raw()
+
+
+def test_acp_cancel_while_a_permission_request_waits(project: Path, server: ScriptedServer,
+                                                     axon_env: dict[str, str], tmp_path: Path) -> None:
+    target = project / "a.py"
+    target.write_text(ORIGINAL)
+    server.add(tool_reply(("read_file", {"path": "a.py"})),
+               tool_reply(("edit_file", {"path": "a.py", "old_string": "return 1", "new_string": "return 2"})),
+               text_reply("should not be asked for"))
+    client = RecordingClient(answers=["wait"])
+
+    async def drive() -> str:
+        async with open_axon(client, project, axon_env, tmp_path / "stderr.txt") as conn:
+            await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            turn = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[text_block("edit")]))
+            await asyncio.wait_for(client.asked.wait(), DEADLINE_S)
+            await conn.cancel(session_id=session.session_id)
+            client.cancelled.set()
+            done = await asyncio.wait_for(turn, DEADLINE_S)
+            return str(done.stop_reason)
+
+    assert _run(drive()) == "cancelled"
+    assert target.read_text() == ORIGINAL
+    assert len(server.requests) == 2                  # the turn stopped: no request after the denial
+    client.validate_raw()
 
 
 def test_acp_bad_requests_get_protocol_errors(project: Path, server: ScriptedServer, axon_env: dict[str, str],
