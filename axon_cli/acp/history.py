@@ -59,7 +59,7 @@ def history_updates(messages: list[dict[str, Any]], registry: ToolRegistry, root
                                               status="pending", raw_input=args,
                                               locations=[ToolCallLocation(path=str(p)) for p in paths])
         elif role == "tool":
-            failed = text.startswith("Error")
+            failed = text.startswith(("Error", "Permission denied"))
             shown = text if len(text) <= MAX_OUTPUT_CHARS else text[:MAX_OUTPUT_CHARS] + "\n[…]"
             yield helpers.update_tool_call(str(message.get("tool_call_id", "")),
                                            status="failed" if failed else "completed",

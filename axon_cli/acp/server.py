@@ -148,6 +148,13 @@ class AxonAgent:
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         return None
 
+    def interrupt_all(self) -> None:
+        for session in list(self.sessions.values()):
+            if session.busy:
+                session.cancel_requested = True
+                session.rt.ctx.cancel.set()
+                self.runner.interrupt(session)
+
     def close_all(self) -> None:
         for session in list(self.sessions.values()):
             try:
@@ -187,7 +194,8 @@ def serve(trust_run: bool = False) -> int:
             asyncio.run(_listen(agent, protocol_out))
         except Exception:
             log.exception("the ACP connection failed")
-        finally:
+        finally:                        # the client is gone: stop what runs, then close every session
+            agent.interrupt_all()
             runner.submit(agent.close_all)
             runner.stop()
 

@@ -1,7 +1,8 @@
 """axon's events as ACP ``session/update`` notifications (the same event stream chat and run read).
 
 Model text → ``agent_message_chunk`` (reasoning → ``agent_thought_chunk``); a tool call's start →
-``tool_call`` (kind from the tool's facts, title, locations); its end → ``tool_call_update``
+``tool_call`` (kind from the tool's facts, title, locations), ``in_progress`` once allowed; its end →
+``tool_call_update``
 (completed or failed, the output as text, and for edit_file/write_file a ``diff`` block with the
 file's text before and after); todo_write → ``plan``; notices and errors → thought / message text.
 """
@@ -20,6 +21,7 @@ from axon_cli.events import (
     Error,
     Event,
     Notice,
+    PermissionDecision,
     TodoUpdated,
     ToolCallBegin,
     ToolCallEnd,
@@ -101,6 +103,8 @@ class AcpUpdates:
             return self._begin(event)
         if isinstance(event, ToolCallEnd):
             return self._end(event)
+        if isinstance(event, PermissionDecision) and event.final == "allow":
+            return helpers.update_tool_call(event.call_id, status="in_progress")
         if isinstance(event, TodoUpdated):
             return helpers.update_plan(plan_entries(event.todos))
         if isinstance(event, Notice):

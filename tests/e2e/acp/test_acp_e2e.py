@@ -89,8 +89,10 @@ def test_acp_session_edits_under_permission_cancels_and_loads(project: Path, ser
     starts = updates_of(client, "tool_call")
     assert [s.kind for s in starts[:3]] == ["read", "edit", "edit"]
     assert starts[0].locations[0].path == str(target)
-    ends = updates_of(client, "tool_call_update")
+    ends = [u for u in updates_of(client, "tool_call_update") if u.status in ("completed", "failed")]
     assert [e.status for e in ends[:3]] == ["completed", "completed", "failed"]
+    running = {u.tool_call_id for u in updates_of(client, "tool_call_update") if u.status == "in_progress"}
+    assert starts[1].tool_call_id in running and starts[2].tool_call_id not in running   # allowed, rejected
     diffs = [c for c in ends[1].content if c.type == "diff"]
     assert diffs and diffs[0].path == str(target) and diffs[0].old_text == ORIGINAL and diffs[0].new_text == EDITED
     assert not [c for c in ends[2].content if c.type == "diff"]
@@ -117,7 +119,9 @@ def test_acp_session_edits_under_permission_cancels_and_loads(project: Path, ser
     user_words = _run(second_process())
     assert "read then edit a.py" in user_words and "wait" in user_words
     replayed_calls = updates_of(loaded, "tool_call")
-    assert [c.title for c in replayed_calls[:2]] == ["read_file", "edit_file"]
+    assert [c.title for c in replayed_calls[:3]] == ["read_file", "edit_file", "edit_file"]
+    replayed_ends = [u.status for u in updates_of(loaded, "tool_call_update")][:3]
+    assert replayed_ends == ["completed", "completed", "failed"]
     assert "read then edit a.py" in _conversation_text(server, len(server.requests) - 1)
     assert loaded.validate_raw() >= 5
     assert "Traceback" not in stderr.read_text()
