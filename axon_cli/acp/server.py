@@ -180,12 +180,48 @@ async def _listen(agent: AxonAgent, protocol_out: int) -> None:
         await conn.close()
 
 
+class _OneLine(logging.Formatter):
+    """A log record as one line on stderr: an exception is its type and message, never a traceback
+    (``--debug`` keeps the whole record in .axon/debug.log)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = f"axon acp: {record.levelname.lower()}: {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            line += f" ({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''})"
+        return line.replace("\n", " ")
+
+
+def _log_to_stderr() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    handler.setLevel(logging.WARNING)
+    root = logging.getLogger()          # the SDK logs through the root logger
+    root.addHandler(handler)
+    root.setLevel(min(root.level or logging.WARNING, logging.WARNING))
+    logging.getLogger("axon.acp").addHandler(handler)     # axon's own logger does not propagate
+
+
+def _is_stream(fd: int) -> bool:
+    import stat
+
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
 def serve(trust_run: bool = False) -> int:
     """Serve ACP on stdin/stdout until the client closes stdin; the exit code."""
+    if not (_is_stream(0) and _is_stream(1)):
+        sys.stderr.write("axon: error: axon acp talks to an ACP client over pipes: run it from an editor or "
+                         "another ACP client (stdin and stdout cannot be regular files)\n")
+        return 2
     protocol_out = os.dup(1)
     os.dup2(2, 1)                      # fd 1 is stderr from now on: only the protocol copy is stdout
     sys.stdout = sys.stderr
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="axon acp: %(levelname)s %(message)s")
+    _log_to_stderr()
     runner = MainRunner()
     agent = AxonAgent(runner, trust_run)
 
