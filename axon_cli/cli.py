@@ -156,6 +156,16 @@ def chat(cont: bool = typer.Option(False, "--continue", "-c", help="Resume this 
 
 
 @app.command()
+def acp(debug: bool = DEBUG, trust: bool = TRUST) -> None:
+    """Serve the Agent Client Protocol on stdin/stdout (for editors: Zed's agent_servers, other ACP clients)."""
+    root = _project_root()
+    _setup_logging(root, debug)
+    from axon_cli.acp.server import serve
+
+    raise typer.Exit(_guard(lambda: serve(trust_run=trust)) or 0)
+
+
+@app.command()
 def tools(model: Optional[str] = MODEL) -> None:
     """List the tools: active ones first, then deferred ones (activated by tool_search); Python tools
     with their file."""

@@ -19,7 +19,7 @@ from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.tools.spec import ImagePart
 from axon_cli.turn import Attachment, UserTurn, truncated_note
 
-__all__ = ["attach_mentions", "attach_pasted", "attach_picture", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
+__all__ = ["attach_mentions", "attach_path", "attach_pasted", "attach_picture", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
 
 MAX_ATTACH_BYTES = 100_000
 MAX_TURN_IMAGE_BYTES = 5_000_000      # the pictures of one turn together, as sent
@@ -72,26 +72,22 @@ def attach_mentions(text: str, root: Path, skip_sensitive: bool = False,
         picture = is_image_file(path)
         if images_only and not picture:
             continue
+        seen.add(raw)
+        if not picture:
+            attachment, line = attach_path(path, root, skip_sensitive, f"@{raw}")
+            if attachment is not None:
+                attachments.append(attachment)
+            notes.append(line)
+            continue
         try:
-            path.relative_to(root)
+            rel = path.relative_to(root).as_posix()
         except ValueError:
             notes.append(f"@{raw}: outside the project, not attached")
             continue
-        seen.add(raw)
-        rel = path.relative_to(root).as_posix()
         if skip_sensitive and sensitive_reason(rel):
             notes.append(f"@{raw}: a sensitive file, not attached")
             continue
-        if picture:
-            notes.append(attach_picture(path, rel, images))
-            continue
-        try:
-            body, note = _read_capped(path)
-        except (OSError, ValueError) as e:
-            notes.append(f"@{raw}: not attached ({e})")
-            continue
-        attachments.append(Attachment(rel, mask(body), note))
-        notes.append(f"attached {rel}" + (f" ({note.split(';')[0]})" if note else ""))
+        notes.append(attach_picture(path, rel, images))
     return UserTurn(text, tuple(attachments), tuple(images)), notes
 
 
@@ -130,3 +126,20 @@ def attach_pasted(line: str, root: Path) -> tuple[UserTurn, list[str]] | None:
     images: list[ImagePart] = []
     note = attach_picture(path, path.name, images)
     return UserTurn(line.strip(), (), tuple(images)), [note]
+
+
+def attach_path(path: Path, root: Path, skip_sensitive: bool = False, named: str = "") -> tuple[Attachment | None, str]:
+    """The file ``path`` (inside ``root``, resolved) attached as an ``@path`` mention would be, and the
+    line for the user; None and why when it is not attached."""
+    named = named or str(path)
+    try:
+        rel = path.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None, f"{named}: outside the project, not attached"
+    if skip_sensitive and sensitive_reason(rel):
+        return None, f"{named}: a sensitive file, not attached"
+    try:
+        body, note = _read_capped(path)
+    except (OSError, ValueError) as e:
+        return None, f"{named}: not attached ({e})"
+    return Attachment(rel, mask(body), note), f"attached {rel}" + (f" ({note.split(';')[0]})" if note else "")

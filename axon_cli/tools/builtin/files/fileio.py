@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from axon_cli.state import atomic_write
+from axon_cli.tools.builtin.files.buffers import BUFFER_MTIME, buffer_fresh
 from axon_cli.tools.spec import ToolContext, ToolError
 
 __all__ = [
@@ -103,6 +104,9 @@ def check_fresh(ctx: ToolContext, path: Path, rel: str) -> None:
         ctx.extra.setdefault(UNREAD_EDITS, set()).add(path)     # read_file then says: now make it again
         raise ToolError(f"{rel} has not been read in this session: read it first with read_file, then make "
                         "this change again (nothing was changed yet)")
+    if rec.mtime_ns == BUFFER_MTIME:            # read through the editor: compare the text itself
+        buffer_fresh(ctx, path, rel, rec.sha256)
+        return
     st = path.stat()
     if st.st_mtime_ns == rec.mtime_ns and st.st_size == rec.size:
         return

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from axon_cli.imaging import ImageError, is_image_file, load_image, sniff
+from axon_cli.tools.builtin.files.buffers import record_buffer
 from axon_cli.tools.builtin.files.fileio import BINARY_SNIFF, is_binary, record_state
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput
 
@@ -58,15 +59,24 @@ def _utf16_lines(fh: BinaryIO, encoding: str) -> Iterator[tuple[bytes, bool]]:
         yield line.rstrip("\n").encode("utf-8"), False
 
 
-def read_numbered(ctx: ToolContext, path: Path, offset: int, limit: int) -> ReadResult:
-    """Lines ``offset``.. (1-based) of ``path``, at most ``limit``, as ``cat -n`` would show them."""
+def read_numbered(ctx: ToolContext, path: Path, offset: int, limit: int, buffer: str | None = None) -> ReadResult:
+    """Lines ``offset``.. (1-based) of ``path``, at most ``limit``, as ``cat -n`` would show them;
+    with ``buffer``, of that text (the editor's, ``buffers.py``) instead of the file on disk."""
     rel = ctx.relative(path)
-    size = path.stat().st_size
+    data = buffer.encode("utf-8", "surrogatepass") if buffer is not None else None
+    size = len(data) if data is not None else path.stat().st_size
     notes: list[str] = []
-    with path.open("rb") as fh:
+
+    def remember() -> None:
+        if buffer is not None:
+            record_buffer(ctx, path, buffer)
+        else:
+            record_state(ctx, path)
+
+    with (io.BytesIO(data) if data is not None else path.open("rb")) as fh:
         head = fh.read(BINARY_SNIFF)
         if is_binary(head):
-            record_state(ctx, path)
+            remember()
             return ReadResult(f"binary file, {size} bytes", 0, 0, [])
         fh.seek(0)
         lines: Iterator[tuple[bytes, bool]]
@@ -75,7 +85,7 @@ def read_numbered(ctx: ToolContext, path: Path, offset: int, limit: int) -> Read
         else:
             lines = _raw_lines(fh)
         out, replaced, cut_any, more = _collect(ctx, lines, offset, limit)
-    record_state(ctx, path)
+    remember()
     total_seen = offset - 1 + len(out)
     if not out:
         if size == 0:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from axon_cli.tools.builtin.files.buffers import read_buffer, write_buffer
 from axon_cli.tools.builtin.files.diag_command import after_edit, before_edit
 from axon_cli.tools.builtin.files.fileio import (
     MAX_EDIT_BYTES,
@@ -75,6 +76,10 @@ def _existing_file(ctx: ToolContext, path: Path) -> tuple[TextFile, bytes]:
     rel = ctx.relative(path)
     if path.is_dir():
         raise ToolError(f"{rel} is a directory: use list_files to see its contents")
+    buffer = read_buffer(ctx, path)              # the editor's unsaved text, when it offers it
+    if buffer is not None:
+        data = buffer.encode("utf-8", "surrogatepass")
+        return decode_bytes(data), data
     size = path.stat().st_size
     if size > MAX_EDIT_BYTES:
         raise ToolError(f"{rel} is too large to edit here ({size} bytes); use bash (sed, a script)")
@@ -173,7 +178,8 @@ def _apply(plan: Plan, ctx: ToolContext, verb: str, status: SandboxStatus | None
     ctx.check_cancelled()
     commands = before_edit(plan.path, plan.rel, plan.old_text, ctx, status)    # [diagnostics] globs
     ctx.check_cancelled()            # Ctrl-C while a check ran: the edit is not made yet
-    write_text_file(ctx, plan.path, plan.data)
+    if not write_buffer(ctx, plan.path, plan.new_text):      # through the editor, when it writes
+        write_text_file(ctx, plan.path, plan.data)
     checked = _diagnostics(plan) + (   # none of these raises: a check that fails says nothing
         after_edit(commands, plan.path, plan.rel, plan.new_text, ctx, status) if commands else
         check_with_server(plan.path, plan.rel, plan.old_text, plan.new_text, plan.created, ctx, status))
@@ -224,7 +230,7 @@ def read_file(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
     try:
         if (picture := read_image(ctx, path)) is not None:
             return picture
-        res = read_numbered(ctx, path, inp.offset or 1, inp.limit or MAX_LINES)
+        res = read_numbered(ctx, path, inp.offset or 1, inp.limit or MAX_LINES, read_buffer(ctx, path))
     except PermissionError:
         raise ToolError(f"permission denied reading {ctx.relative(path)}") from None
     span = f"lines {res.first}-{res.first + res.shown - 1}" if res.shown else "no lines"

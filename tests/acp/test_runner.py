@@ -1,0 +1,54 @@
+"""The ACP runner: jobs on the main thread, and an interrupt that lands in the owner's running job
+like Ctrl-C (a late one, for a job that ended, does nothing)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from axon_cli.acp.runner import MainRunner
+
+DEADLINE_S = 30.0
+
+
+def test_interrupt_stops_a_blocked_job_and_a_late_one_is_harmless() -> None:
+    runner = MainRunner()
+    owner = object()
+    started = threading.Event()
+    results: dict[str, Any] = {}
+
+    def blocked() -> str:
+        started.set()
+        threading.Event().wait(DEADLINE_S)          # a model request that never answers
+        return "finished"
+
+    def client() -> None:
+        try:
+            turn = runner.submit(blocked, owner=owner, on_interrupt=lambda: "interrupted")
+            assert started.wait(DEADLINE_S)
+            results["other owner"] = runner.interrupt(object())
+            results["sent"] = runner.interrupt(owner)
+            results["turn"] = turn.result(DEADLINE_S)
+            results["late"] = runner.interrupt(owner)
+            results["next"] = runner.submit(lambda: "next job runs").result(DEADLINE_S)
+        finally:
+            runner.stop()
+
+    thread = threading.Thread(target=client)
+    thread.start()
+    runner.serve()
+    thread.join(DEADLINE_S)
+    assert results == {"other owner": False, "sent": True, "turn": "interrupted", "late": False,
+                       "next": "next job runs"}
+
+
+def test_a_failing_job_hands_its_error_to_the_waiting_request() -> None:
+    runner = MainRunner()
+
+    def boom() -> None:
+        raise ValueError("bad cwd")
+
+    future = runner.submit(boom)
+    runner.stop()
+    runner.serve()
+    assert isinstance(future.exception(DEADLINE_S), ValueError)
