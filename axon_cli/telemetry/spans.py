@@ -40,7 +40,7 @@ def who_decided(decided_by: str) -> str:
     for prefix in ("mode", "user", "error"):
         if text.startswith(prefix):
             return prefix
-    if " rule " in f" {text} ":
+    if text.startswith(("allow rule ", "ask rule ", "deny rule ")):
         return "rule"
     if "hook" in text:
         return "hook"
