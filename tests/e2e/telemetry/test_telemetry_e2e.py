@@ -10,8 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.conftest import axon_command
 from tests.e2e.telemetry.collector import Collector
-from tests.fakeserver import text_reply, tool_reply
+from tests.fakeserver import Reply, error_reply, text_reply, tool_reply
 
 CONTENT = "file-content-canary-5d1e"
 SECRET = "ghp_" + "Z7xq3N8vLw2Rk5Tb9Yc4Md6Pf1Gh0Js2Ku8A"      # a planted GitHub token
@@ -167,3 +168,56 @@ def test_missing_sdk_is_one_line_and_the_run_goes_on(server, run_axon, project, 
     assert r.stdout == "fine\n"
     notes = [line for line in r.stderr.splitlines() if "telemetry" in line]
     assert len(notes) == 1 and "pip install 'axon-cli[telemetry]'" in notes[0], r.stderr
+
+
+def _tree(collector: Collector) -> dict[str, list]:
+    found: dict[str, list] = {}
+    for span in collector.spans():
+        found.setdefault(span.name, []).append(span)
+    return found
+
+
+def test_ctrl_c_mid_request_still_flushes_the_spans(server, axon_env, project, collector):
+    import signal
+
+    (project / "notes.txt").write_text("x\n")
+    server.add(tool_reply(("read_file", {"path": "notes.txt"})), Reply(content="never sent", hang=60))
+    proc = subprocess.Popen([*axon_command(), "run", "go"], cwd=project, stdin=subprocess.DEVNULL,
+                            env={**axon_env, "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        server.wait_for_requests(2)                 # the second request hangs: Ctrl-C lands during it
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    tree = _tree(collector)
+    assert len(tree["axon.run"]) == 1 and len(tree["axon.tool_call"]) == 1
+    assert len(tree["axon.model_request"]) == 2
+    assert tree["axon.turn"][0].attributes["axon.turn.stop_reason"] == "interrupted"
+
+
+def test_an_error_exit_still_flushes_with_the_failed_request_marked(server, run_axon, collector):
+    server.add(*[error_reply(500, "boom", retry_after="0") for _ in range(5)])
+    r = run_axon("run", "x", env={"OTEL_EXPORTER_OTLP_ENDPOINT": collector.url})
+    assert r.code == 1
+    tree = _tree(collector)
+    (request,) = tree["axon.model_request"]
+    assert request.status == 2                      # STATUS_CODE_ERROR
+    assert tree["axon.turn"][0].attributes["axon.turn.stop_reason"] == "error"
+    assert "boom" not in json.dumps([s.attributes for spans in tree.values() for s in spans])
+
+
+def test_chat_sends_one_session_span_per_conversation(server, run_axon, collector):
+    server.add(text_reply("first"), text_reply("second"), text_reply("third"))
+    r = run_axon("chat", input="one\ntwo\n/new\nthree\n/exit\n", env={"OTEL_EXPORTER_OTLP_ENDPOINT": collector.url})
+    assert r.code == 0, r.stderr
+    tree = _tree(collector)
+    sessions = tree["axon.session"]
+    assert len(sessions) == 2 and len({s.trace_id for s in sessions}) == 2
+    turns = tree["axon.turn"]
+    assert sorted(sum(t.parent_id == s.span_id for t in turns) for s in sessions) == [1, 2]
+    assert len(tree["axon.model_request"]) == 3 and "axon.run" not in tree
