@@ -221,3 +221,14 @@ def test_chat_sends_one_session_span_per_conversation(server, run_axon, collecto
     turns = tree["axon.turn"]
     assert sorted(sum(t.parent_id == s.span_id for t in turns) for s in sessions) == [1, 2]
     assert len(tree["axon.model_request"]) == 3 and "axon.run" not in tree
+
+
+def test_doctor_says_whether_telemetry_is_on_and_config_hides_its_headers(run_axon, project):
+    config = project.parent / "home" / ".config" / "axon"
+    config.mkdir(parents=True)
+    assert "telemetry: off (" in run_axon("doctor").stdout
+    (config / "config.toml").write_text('[telemetry]\nenabled = true\nendpoint = "http://127.0.0.1:9"\n'
+                                        f'headers = {{ "Authorization" = "Bearer {SECRET}" }}\n')
+    r = run_axon("doctor")
+    assert "telemetry: on — traces otlp, metrics otlp, OTLP http/protobuf to http://127.0.0.1:9" in r.stdout
+    assert SECRET not in r.stdout and "'Authorization': '****'" in r.stdout
