@@ -78,7 +78,7 @@ def _otlp(plan: TelemetryPlan, signal: str, warn: Callable[[str], None]) -> Any:
         module = importlib.import_module(module_name)
     except ImportError:
         warn(f"telemetry: OTLP over {plan.protocol} needs pip install "
-             f"opentelemetry-exporter-otlp-proto-{transport}; no {signal} are exported")
+             f"opentelemetry-exporter-otlp-proto-{transport}; nothing is exported over OTLP")
         return None
     exporter = getattr(module, "OTLPSpanExporter" if signal == "traces" else "OTLPMetricExporter")
     if transport == "grpc":
@@ -91,15 +91,21 @@ def _otlp(plan: TelemetryPlan, signal: str, warn: Callable[[str], None]) -> Any:
 def start(plan: TelemetryPlan, root_name: str, version: str, warn: Callable[[str], None]) -> Telemetry:
     """Providers and exporters for ``plan``, and the recorder of this process's spans."""
     logging.getLogger("opentelemetry").setLevel(logging.CRITICAL)
+    said: set[str] = set()
+
+    def warn_once(line: str) -> None:       # grpc missing: one line, not one per signal
+        if line not in said:
+            said.add(line)
+            warn(line)
     resource = _resource(dict(os.environ), version)
     tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)
     span_exporter = ConsoleSpanExporter(out=sys.stderr) if plan.traces == "console" else (
-        _otlp(plan, "traces", warn) if plan.traces == "otlp" else None)
+        _otlp(plan, "traces", warn_once) if plan.traces == "otlp" else None)
     if span_exporter is not None:
         tracer_provider.add_span_processor(BatchSpanProcessor(span_exporter, export_timeout_millis=int(plan.timeout * 1000)))
     readers = []
     metric_exporter = ConsoleMetricExporter(out=sys.stderr) if plan.metrics == "console" else (
-        _otlp(plan, "metrics", warn) if plan.metrics == "otlp" else None)
+        _otlp(plan, "metrics", warn_once) if plan.metrics == "otlp" else None)
     if metric_exporter is not None:
         readers.append(PeriodicExportingMetricReader(metric_exporter,
                                                      export_timeout_millis=plan.timeout * 1000))

@@ -17,7 +17,7 @@ import threading
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.trace import Span, Status, StatusCode
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from axon_cli.events import (
     Error,
@@ -73,9 +73,10 @@ class SpanRecorder:
                 handler(self, event)
 
     # -- spans -------------------------------------------------------------------------------------
-    def _start(self, name: str, parent: Span | None, attributes: dict[str, Any] | None = None) -> Span:
+    def _start(self, name: str, parent: Span | None, attributes: dict[str, Any] | None = None,
+               kind: SpanKind = SpanKind.INTERNAL) -> Span:
         context = trace.set_span_in_context(parent) if parent is not None else None
-        return self.tracer.start_span(name, context=context, attributes=attributes)
+        return self.tracer.start_span(name, context=context, attributes=attributes, kind=kind)
 
     def _root_span(self) -> Span:
         if self._root is None:
@@ -97,7 +98,7 @@ class SpanRecorder:
         self._end(self._request)
         self._request = self._start("axon.model_request", self._turn_span(),
                                     {"gen_ai.operation.name": "chat", "gen_ai.request.model": self.model,
-                                       "axon.request.index": event.turn})
+                                       "axon.request.index": event.turn}, SpanKind.CLIENT)
 
     def _usage(self, event: Usage) -> None:
         model = event.model or self.model
