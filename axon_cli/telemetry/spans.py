@@ -61,6 +61,7 @@ class SpanRecorder:
         self._calls: dict[str, Span] = {}
         self._denied: set[str] = set()
         self._cost = 0.0
+        self._seen = (0, 0)           # the session's prompt and completion tokens counted so far
         self._tokens = meter.create_counter("axon.tokens", unit="{token}", description="tokens by kind")
         self._spent = meter.create_counter("axon.cost", unit="USD", description="estimated cost")
         self._decisions = meter.create_counter("axon.decisions", unit="{decision}",
@@ -91,6 +92,7 @@ class SpanRecorder:
     def _session(self, event: SessionStarted) -> None:
         self._end_all()
         self.model = event.model
+        self._seen, self._cost = (0, 0), 0.0      # a new runtime: its client and meter start at zero
         self._root = self._start(self.root_name, None, {"axon.session.id": event.session_id,
                                                            "axon.mode": event.mode, "gen_ai.request.model": event.model})
 
@@ -112,13 +114,20 @@ class SpanRecorder:
                 request.set_attribute("axon.usage.cached_tokens", event.cached_tokens)
             self._end(request)
             self._request = None
-        for kind, count in (("input", event.prompt_tokens), ("output", event.completion_tokens),
-                            ("cached", event.cached_tokens or 0)):
+        for kind, count in (*self._session_tokens(event), ("cached", event.cached_tokens or 0)):
             if count:
                 self._tokens.add(count, {"kind": kind, "gen_ai.request.model": model})
         if event.cost_usd is not None and event.cost_usd > self._cost:
             self._spent.add(event.cost_usd - self._cost, {"gen_ai.request.model": model})
             self._cost = event.cost_usd
+
+    def _session_tokens(self, event: Usage) -> tuple[tuple[str, int], tuple[str, int]]:
+        """Input and output tokens since the last usage: the session's totals moved on by this request
+        and by any request without its own event (compacting the history), else this request's."""
+        if not (event.session_prompt_tokens or event.session_completion_tokens):
+            return ("input", event.prompt_tokens), ("output", event.completion_tokens)
+        seen, self._seen = self._seen, (event.session_prompt_tokens, event.session_completion_tokens)
+        return ("input", max(0, self._seen[0] - seen[0])), ("output", max(0, self._seen[1] - seen[1]))
 
     def _call_begin(self, event: ToolCallBegin) -> None:
         self._calls[event.call_id] = self._start("axon.tool_call", self._turn_span(),

@@ -55,7 +55,7 @@ def _session(rig: Rig) -> None:
     rig.recorder(SessionStarted(session_id="s1", model="m", cwd="/secret/cwd", mode="default"))
 
 
-def test_a_denied_call_names_who_decided_never_the_rule(rig):
+def test_counters_and_a_denied_call_that_names_who_decided_never_the_rule(rig):
     _session(rig)
     rig.recorder(TurnStarted(turn=1))
     rig.recorder(Usage(prompt_tokens=10, completion_tokens=2, cost_usd=0.5, model="m"))
@@ -66,6 +66,11 @@ def test_a_denied_call_names_who_decided_never_the_rule(rig):
     rig.recorder(TurnStarted(turn=2))
     rig.recorder(Usage(prompt_tokens=20, completion_tokens=3, cost_usd=0.75, model="m"))
     rig.recorder(TurnComplete(result="r", num_turns=2, stop_reason="final"))
+    rig.recorder(SessionStarted(session_id="s2", model="m", cwd="/", mode="default"))   # /new: totals restart
+    rig.recorder(TurnStarted(turn=1))
+    rig.recorder(Usage(prompt_tokens=7, completion_tokens=1, session_prompt_tokens=7, session_completion_tokens=1))
+    rig.recorder(TurnStarted(turn=2))      # a compaction request in between: only the session totals know it
+    rig.recorder(Usage(prompt_tokens=8, completion_tokens=2, session_prompt_tokens=115, session_completion_tokens=9))
     rig.recorder.close()
     (call,) = rig.finished("axon.tool_call")
     assert call.attributes["axon.tool.outcome"] == "denied"
@@ -74,7 +79,7 @@ def test_a_denied_call_names_who_decided_never_the_rule(rig):
     assert "curl" not in every and "secret" not in every and "Permission denied" not in every
     assert rig.counter("axon.decisions") == [({"decision": "deny", "final": "deny", "decided_by": "rule"}, 1)]
     assert rig.counter("axon.cost") == [({"gen_ai.request.model": "m"}, 0.75)]    # deltas of the running total
-    assert sorted((p["kind"], v) for p, v in rig.counter("axon.tokens")) == [("input", 30), ("output", 5)]
+    assert sorted((p["kind"], v) for p, v in rig.counter("axon.tokens")) == [("input", 145), ("output", 14)]
 
 
 def test_a_failed_request_and_an_interrupted_call_still_end_their_spans(rig):
