@@ -13,6 +13,7 @@ on (it needs the OpenTelemetry API).
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
@@ -31,7 +32,9 @@ from axon_cli.events import (
     Usage,
 )
 
-__all__ = ["SpanRecorder", "who_decided"]
+__all__ = ["SpanRecorder", "who_decided", "tool_label"]
+
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 def who_decided(decided_by: str) -> str:
@@ -45,6 +48,14 @@ def who_decided(decided_by: str) -> str:
     if "hook" in text:
         return "hook"
     return "none" if text in ("pass-through", "n/a", "") else "other"
+
+
+def tool_label(name: str) -> str:
+    """A tool's name as a span may carry it: the model writes the name of the tool it calls, so one
+    that is not a plain tool name, or that the secret masker would mask, becomes "(invalid)"."""
+    from axon_cli.masking import mask
+
+    return name if _TOOL_NAME.fullmatch(name) and mask(name) == name else "(invalid)"
 
 
 class SpanRecorder:
@@ -93,14 +104,14 @@ class SpanRecorder:
         self._end_all()
         self.model = event.model
         self._seen, self._cost = (0, 0), 0.0      # a new runtime: its client and meter start at zero
-        self._root = self._start(self.root_name, None, {"axon.session.id": event.session_id,
-                                                           "axon.mode": event.mode, "gen_ai.request.model": event.model})
+        self._root = self._start(self.root_name, None, {"axon.session.id": event.session_id, "axon.mode": event.mode,
+                                                        "gen_ai.request.model": event.model})
 
     def _turn_started(self, event: TurnStarted) -> None:
         self._end(self._request)
         self._request = self._start("axon.model_request", self._turn_span(),
                                     {"gen_ai.operation.name": "chat", "gen_ai.request.model": self.model,
-                                       "axon.request.index": event.turn}, SpanKind.CLIENT)
+                                     "axon.request.index": event.turn}, SpanKind.CLIENT)
 
     def _usage(self, event: Usage) -> None:
         model = event.model or self.model
@@ -131,7 +142,7 @@ class SpanRecorder:
 
     def _call_begin(self, event: ToolCallBegin) -> None:
         self._calls[event.call_id] = self._start("axon.tool_call", self._turn_span(),
-                                                 {"axon.tool.name": event.name, "axon.tool.source": event.source})
+                                                 {"axon.tool.name": tool_label(event.name), "axon.tool.source": event.source})
 
     def _decision(self, event: PermissionDecision) -> None:
         who = who_decided(event.decided_by)
@@ -146,7 +157,7 @@ class SpanRecorder:
 
     def _call_end(self, event: ToolCallEnd) -> None:
         span = self._calls.pop(event.call_id, None) or self._start("axon.tool_call", self._turn_span(),
-                                                                    {"axon.tool.name": event.name})
+                                                                    {"axon.tool.name": tool_label(event.name)})
         denied = event.call_id in self._denied
         self._denied.discard(event.call_id)
         outcome = "denied" if denied else "ok" if event.ok else "error"

@@ -23,7 +23,7 @@ from axon_cli.events import (
     TurnStarted,
     Usage,
 )
-from axon_cli.telemetry.spans import SpanRecorder, who_decided
+from axon_cli.telemetry.spans import SpanRecorder, tool_label, who_decided
 
 RULE = 'deny rule "bash(curl https://internal.example/secret-path)" in .axon/permissions.toml'
 
@@ -119,3 +119,12 @@ def test_a_new_session_starts_a_new_root(rig):
 ])
 def test_who_decided_keeps_the_kind_only(decided_by, who):
     assert who_decided(decided_by) == who
+
+
+@pytest.mark.parametrize(("name", "label"), [
+    ("read_file", "read_file"), ("mcp__notes__search", "mcp__notes__search"),
+    ("cat secret.txt", "(invalid)"), ("x" * 65, "(invalid)"), ("", "(invalid)"),
+    ("ghp_" + "Z7xq3N8vLw2Rk5Tb9Yc4Md6Pf1Gh0Js2Ku8A", "(invalid)"),     # a token the model wrote as a name
+])
+def test_a_tool_name_the_model_made_up_is_not_carried_as_it_is(name, label):
+    assert tool_label(name) == label
