@@ -22,6 +22,7 @@ from pydantic import (
 from axon_cli.errors import ConfigError
 from axon_cli.loaders import one_line
 from axon_cli.state import read_toml
+from axon_cli.telemetry.settings import TelemetryConfig
 from axon_cli.trust.folder import FolderTrust
 from axon_cli.trust.widening import CONFIG
 from axon_cli.vision import DEFAULT_IMAGE_MODELS
@@ -149,6 +150,7 @@ class Settings(BaseModel):
     notify: Literal["off", "bell", "osc"] = Field(
         "bell", description="chat rings the terminal when a confirmation waits or a long turn ends")
     notify_after: float = Field(30.0, ge=0, description="seconds a turn must take before its end rings")
+    telemetry: TelemetryConfig = Field(default_factory=lambda: TelemetryConfig.model_validate({}), description="OpenTelemetry; off by default")
     tool_formats: dict[str, Literal["qwen", "llama", "mistral", "deepseek", "default"]] = Field(
         default_factory=dict, description="model-name substring → text tool-prompt family, before the built-in table")
     diagnostics: dict[str, str] = Field(

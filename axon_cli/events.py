@@ -102,10 +102,16 @@ class PermissionDecision(Event):
 
 
 class Usage(Event):
+    """One model request's tokens (``cached_tokens``: of the prompt, when the server says), its
+    latency, and the session's totals and cost so far."""
+
     type: Literal["usage"] = "usage"
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    cached_tokens: int | None = None
+    model: str = ""
+    latency_ms: int = 0
     session_prompt_tokens: int = 0
     session_completion_tokens: int = 0
     cost_usd: float | None = None

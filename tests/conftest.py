@@ -59,7 +59,7 @@ def project(tmp_path: Path) -> Path:
 def axon_env(project: Path, server: ScriptedServer) -> dict[str, str]:
     home = project.parent / "home"
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "AXON_")) and k not in ("NO_COLOR", "XDG_STATE_HOME")}
+           if not k.startswith(("OPENAI_", "AXON_", "OTEL_")) and k not in ("NO_COLOR", "XDG_STATE_HOME")}
     env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_BASE_URL": server.url,
                 "OPENAI_API_KEY": TEST_KEY, "AXON_MODEL": "test-model", "COLUMNS": "100",
                 "PYTHONUNBUFFERED": "1"})

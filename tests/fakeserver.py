@@ -34,7 +34,8 @@ class Reply:
     chunk_delay: float = 0.0                 # seconds between SSE events (slow streams)
     hang: float = 0.0                        # seconds to wait before answering at all
     reasoning: str = ""
-    usage: dict[str, int] | None = None
+    usage: dict[str, Any] | None = None
+    cached_tokens: int | None = None         # sent as usage.prompt_tokens_details.cached_tokens
     chunk_size: int = 7                      # characters per content / argument fragment
     call_ids: list[str] | None = None        # ids to send for the tool calls (default: unique ones)
     empty_stream: bool = False               # a streaming request gets 200, a ping comment, then the end
@@ -230,12 +231,16 @@ class ScriptedServer:
         return Handler
 
     # -- payloads ------------------------------------------------------------------------------
-    def _usage(self, reply: Reply, body: dict[str, Any]) -> dict[str, int]:
+    def _usage(self, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
         if reply.usage:
-            return reply.usage
-        prompt = len(json.dumps(body.get("messages", []))) // 4 + len(json.dumps(body.get("tools", []))) // 4
-        completion = max(1, (len(reply.content) + len(json.dumps(reply.tool_calls))) // 4)
-        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+            usage = dict(reply.usage)
+        else:
+            prompt = len(json.dumps(body.get("messages", []))) // 4 + len(json.dumps(body.get("tools", []))) // 4
+            completion = max(1, (len(reply.content) + len(json.dumps(reply.tool_calls))) // 4)
+            usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        if reply.cached_tokens is not None:
+            usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
+        return usage
 
     def _finish(self, reply: Reply) -> str:
         return reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")

@@ -15,6 +15,7 @@ running it.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -217,17 +218,21 @@ class Agent:
         def on_reasoning(text: str) -> None:
             self.emit(AssistantDelta(text=text, kind="reasoning"))
 
+        started = time.monotonic()
         try:
             turn = self.llm.complete(messages, tools, on_text, on_reasoning)
         except ContextTooLong:
             if not self.callbacks.on_context_too_long(self):
                 raise
             self.emit(Notice(message="the request was too long; compacted the history and retrying once"))
+            started = time.monotonic()
             turn = self.llm.complete(self.request_messages(), tools, on_text, on_reasoning)
+        latency_ms = int((time.monotonic() - started) * 1000)
         debuglog.log_reply(turn)
         u = self.llm.usage
         self.emit(Usage(prompt_tokens=turn.prompt_tokens, completion_tokens=turn.completion_tokens,
                         total_tokens=turn.prompt_tokens + turn.completion_tokens,
+                        cached_tokens=turn.cached_tokens, model=self.llm.settings.model, latency_ms=latency_ms,
                         session_prompt_tokens=u.prompt_tokens, session_completion_tokens=u.completion_tokens,
                         cost_usd=self.callbacks.cost(self)))
         return turn

@@ -31,7 +31,7 @@ from axon_cli.model.llm_http import (
     names_streaming,
     retry_after,
 )
-from axon_cli.model.turns import AssistantTurn, SessionUsage
+from axon_cli.model.turns import AssistantTurn, SessionUsage, cached_tokens
 from axon_cli.tools.dispatch import ToolCall
 from axon_cli.vision import accepts_images, carries_images, refuses_images, without_images
 
@@ -245,6 +245,7 @@ class LLMClient:
         if usage is not None:
             turn.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
             turn.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
+            turn.cached_tokens = cached_tokens(usage)
         _replay(turn, on_text, on_reasoning)
         return turn
 
@@ -259,6 +260,7 @@ class LLMClient:
             if usage is not None:
                 turn.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
                 turn.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
+                turn.cached_tokens = cached_tokens(usage)
             for choice in chunk.choices or []:
                 delta = choice.delta
                 if delta is not None:

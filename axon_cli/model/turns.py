@@ -8,7 +8,7 @@ from typing import Any
 
 from axon_cli.tools.dispatch import ToolCall
 
-__all__ = ["AssistantTurn", "SessionUsage", "with_context"]
+__all__ = ["AssistantTurn", "SessionUsage", "with_context", "cached_tokens"]
 
 @dataclass
 class AssistantTurn:
@@ -18,6 +18,7 @@ class AssistantTurn:
     reasoning: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int | None = None    # of the prompt, when the server reports them
     call_errors: list[str] = field(default_factory=list)   # text calls that could not be used
 
     def message(self) -> dict[str, Any]:
@@ -73,3 +74,13 @@ def with_context(messages: list[dict[str, Any]], context: str) -> list[dict[str,
             content = f"{context}\n\n{content or ''}"
         return [*messages[:i], {**msg, "content": content}, *messages[i + 1:]]
     return messages
+
+
+def cached_tokens(usage: Any) -> int | None:
+    """The prompt tokens the server served from its cache (``usage.prompt_tokens_details.cached_tokens``,
+    an object or a dict), or None when it does not say."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    if details is None and isinstance(usage, dict):
+        details = usage.get("prompt_tokens_details")
+    value = details.get("cached_tokens") if isinstance(details, dict) else getattr(details, "cached_tokens", None)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -1,4 +1,4 @@
-"""``axon doctor``: one line per thing that must work — endpoint, sandbox, ripgrep, trust, undo — and
+"""``axon doctor``: one line per thing that must work — endpoint, sandbox, ripgrep, trust, undo, telemetry — and
 where the configuration comes from. Exit code 1 when something that was asked for cannot work
 (the endpoint does not answer, an explicit sandbox cannot start)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from axon_cli.config import KEYLESS_HINT, LoadedSettings, Settings, endpoint_needs_key
 
 __all__ = ["run_doctor", "check_endpoint", "check_sandbox", "check_ripgrep", "check_trust", "check_undo",
-           "check_hooks", "config_lines"]
+           "check_hooks", "check_telemetry", "config_lines"]
 
 ENDPOINT_TIMEOUT = 5.0
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -121,6 +121,27 @@ def check_undo(settings: Settings, root: Path) -> Check:
                   f"{settings.snapshot_max_file_mb:g} MB and git-ignored files are not snapshotted)")
 
 
+def check_telemetry(settings: Settings, env: dict[str, str] | None = None) -> Check:
+    """Whether telemetry is on, where it goes, and whether the SDK it needs is installed (not imported)."""
+    import importlib.util
+    import os
+
+    from axon_cli.telemetry.settings import INSTALL_HINT, plan_telemetry
+
+    env = dict(os.environ) if env is None else env
+    plan = plan_telemetry(settings.telemetry, env)
+    if plan is None:
+        return True, "telemetry: off (on with the OTEL_* exporter variables or [telemetry] enabled = true)"
+    try:
+        installed = importlib.util.find_spec("opentelemetry.sdk") is not None
+    except (ImportError, ValueError):
+        installed = False
+    if not installed:
+        return False, f"telemetry: enabled, but OpenTelemetry is not installed — {INSTALL_HINT}"
+    where = plan.endpoint or env.get("OTEL_EXPORTER_OTLP_ENDPOINT") or "the OTEL_EXPORTER_OTLP_* default"
+    return True, f"telemetry: on — traces {plan.traces}, metrics {plan.metrics}, OTLP {plan.protocol} to {where}"
+
+
 def config_lines(loaded: LoadedSettings) -> list[str]:
     files = ", ".join(str(f) for f in loaded.files) or "none (defaults, env and flags only)"
     lines = [f"config files: {files}"]
@@ -129,6 +150,8 @@ def config_lines(loaded: LoadedSettings) -> list[str]:
         value = data[key]
         if key == "api_key" and value:
             value = "****"
+        if key == "telemetry" and value.get("headers"):      # an API key for the collector, usually
+            value = {**value, "headers": {name: "****" for name in value["headers"]}}
         lines.append(f"  {key} = {value!r}  # {loaded.source(key)}")
     return lines
 
@@ -142,7 +165,7 @@ def run_doctor(loaded: LoadedSettings, root: Path, echo: Callable[[str], None]) 
     if served is not None:
         endpoint = endpoint[0], f"{endpoint[1]} — the only model it lists, used because no model is set"
     checks = [endpoint, check_sandbox(settings, root), check_ripgrep(), check_trust(loaded),
-              check_undo(settings, root)]
+              check_undo(settings, root), check_telemetry(settings)]
     for _ok, line in checks:
         echo(line)
     from axon_cli.permissions.policy import load_policy

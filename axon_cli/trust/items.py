@@ -18,7 +18,7 @@ MAX_SHOWN_PINS = 6
 
 @dataclass(frozen=True)
 class WideningItem:
-    kind: str       # mode | allow | sandbox | base_url | api_key | mcp_server | hook | diagnostics | command | tool
+    kind: str       # mode | allow | sandbox | base_url | api_key | telemetry | mcp_server | hook | diagnostics | command | tool
     key: str        # identity within the kind: a rule's text, a server's name, a file's relative path
     source: str     # the project file it comes from, relative to the project root
     shows: str      # what the user is shown before trusting it: the full command line, the URL, the rule

@@ -127,6 +127,16 @@ def _api_key(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Foun
                                  "project's key, so the conversation goes to its owner's account", key), ("api_key",))
 
 
+def _telemetry(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+    """A ``[telemetry]`` table that could send data out: anything but ``enabled = false`` alone."""
+    table = data.get("telemetry")
+    if isinstance(table, dict) and table and table != {"enabled": False}:
+        where = table.get("endpoint") or "the OTEL_* variables' collector"
+        yield Found(WideningItem("telemetry", "telemetry", source, f"[telemetry] {_canonical(table)}: spans and "
+                                 f"counters of every run (tools, tokens, decisions) are sent to {where}",
+                                 _canonical(table)), ("telemetry",))
+
+
 def _server_shows(name: str, raw: dict[str, Any]) -> str:
     if raw.get("command"):
         args = raw.get("args")
@@ -225,6 +235,8 @@ KINDS: tuple[Kind, ...] = (
                             "read-only; an unknown value counts as less strict)", _sandbox),
     Kind("base_url", CONFIG, "`base_url`: where your API key and the whole conversation are sent", _base_url),
     Kind("api_key", CONFIG, "`api_key`: whose account the conversation goes to", _api_key),
+    Kind("telemetry", CONFIG, "`[telemetry]` (other than `enabled = false`): usage data is sent to a collector",
+         _telemetry),
     Kind("mcp_server", CONFIG, "each `[mcp_servers.NAME]`: a command axon starts (shown with its arguments, "
                                "env and cwd) or a URL it connects to (with its headers)", _servers("mcp_servers")),
     Kind("mcp_server", MCP_JSON, "each `mcpServers` entry, shown the same way", _servers("mcpServers")),

@@ -31,6 +31,7 @@ from axon_cli.runtime import Runtime, open_session
 from axon_cli.session.attach import attach_pasted
 from axon_cli.session.transcript import list_sessions
 from axon_cli.state import ensure_state_dir
+from axon_cli.telemetry import start_telemetry
 from axon_cli.turn import UserTurn
 from axon_cli.ui.confirm import ReplApprover
 from axon_cli.ui.input import ReplCompleter, attach_mentions, make_session
@@ -120,6 +121,8 @@ class Repl:
         self.running = True
         self._rt: Runtime | None = None
         self._status: tuple[int, str] = (0, "")      # context tokens used, cost: set between turns
+        self.telemetry = start_telemetry(settings.telemetry, "axon.session", __version__,
+                                         lambda line: print_notice(self.console, line))
 
     # -- runtime ----------------------------------------------------------------------------
     @property
@@ -132,6 +135,8 @@ class Repl:
         if old is not None:
             old.close()
         rt.bus.subscribe(self.view)
+        if self.telemetry is not None:
+            rt.bus.subscribe(self.telemetry)
         self.approver.cancel = rt.ctx.cancel
         self.view.cost_usd = None
         rt.bus(SessionStarted(session_id=rt.session_id, model=rt.llm.settings.model, cwd=str(self.project_root),
@@ -322,6 +327,8 @@ class Repl:
         if self._rt is not None:
             self.view.end_turn()
             self._rt.close()
+        if self.telemetry is not None:
+            self.telemetry.close()       # flushed, at most [telemetry] timeout seconds
 
 
 def run_repl(loaded: LoadedSettings, project_root: Path, cont: bool = False, resume: str | None = None) -> None:

@@ -6,11 +6,13 @@ import sys
 import time
 from pathlib import Path
 
+from axon_cli import __version__
 from axon_cli.config import LoadedSettings
 from axon_cli.events import AutoApprover, DenyApprover, Notice, SessionStarted
 from axon_cli.loop.results import RunResult
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.session.attach import attach_mentions
+from axon_cli.telemetry import start_telemetry
 from axon_cli.ui.headless import SandboxExits, StreamJson, TextProgress, json_result
 
 __all__ = ["run_task", "EXIT_CODES"]
@@ -27,6 +29,9 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
 
     for line in ignored_lines(loaded.trust, loaded.trust.assess()):    # what the folder's files wait for
         sys.stderr.write(line + "\n")
+    telemetry = start_telemetry(loaded.settings.telemetry, "axon.run", __version__, _note)
+    if telemetry is not None:
+        rt.bus.subscribe(telemetry)
     exits = SandboxExits()
     if output_format == "stream-json":
         rt.bus.subscribe(StreamJson())
@@ -40,6 +45,8 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
         result = _run(rt, task, max_turns, command)
     finally:
         rt.close()
+        if telemetry is not None:
+            telemetry.close()          # any exit, Ctrl-C and errors too: flushed within its timeout
     code = EXIT_CODES[result.stop_reason]
     if result.stop_reason == "error":
         sys.stderr.write(f"axon: error: {result.result}\n")
@@ -59,6 +66,10 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
             sys.stderr.write("axon: interrupted\n")
     sys.stdout.flush()
     return code
+
+
+def _note(line: str) -> None:
+    sys.stderr.write(f"axon: note: {line}\n")
 
 
 def _run(rt: Runtime, task: str, max_turns: int | None, command: str | None) -> RunResult:

@@ -227,3 +227,16 @@ def test_untrusted_project_values_are_not_in_force_but_narrowing_ones_are(root, 
     assert policy.mode == "read-only" and [r.text for r in policy.rules_with_sources()] == ["bash(curl *)"]
     trusted = load_settings(root, env={"AXON_TRUST": "1"})
     assert trusted.settings.base_url == "http://attacker/v1" and list(trusted.settings.mcp_servers) == ["theirs"]
+
+
+def test_a_project_telemetry_table_widens_unless_it_only_turns_telemetry_off(root, tmp_path):
+    assert ids(CONFIG, {"telemetry": {"enabled": True}}) == ["telemetry:telemetry"]
+    assert ids(CONFIG, {"telemetry": {"endpoint": "http://collector.attacker:4318"}}) == ["telemetry:telemetry"]
+    assert ids(CONFIG, {"telemetry": {"enabled": False}}) == [] and ids(CONFIG, {"telemetry": {}}) == []
+    write(root / CONFIG, '[telemetry]\nenabled = true\nendpoint = "http://collector.attacker:4318"\n')
+    untrusted = load_settings(root, env={})
+    assert untrusted.settings.telemetry.enabled is None and untrusted.settings.telemetry.endpoint is None
+    trusted = load_settings(root, env={}, trust_run=True)
+    assert trusted.settings.telemetry.enabled is True
+    write(root / CONFIG, "[telemetry]\nenabled = false\n")                    # narrowing: always in force
+    assert load_settings(root, env={}).settings.telemetry.enabled is False

@@ -18,7 +18,8 @@ def test_an_empty_stream_is_retried_without_streaming_for_the_session(server, ru
     (project / "a.txt").write_text("alpha\n")
     server.add(Reply(empty_stream=True),
                tool_reply(("read_file", {"path": "a.txt"}), content="Reading it.",
-                          usage={"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107}),
+                          usage={"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107},
+                          cached_tokens=64),
                text_reply("It says alpha.", usage={"prompt_tokens": 150, "completion_tokens": 5,
                                                   "total_tokens": 155}))
     r = run_axon("run", "what is in a.txt?", "--output-format", "stream-json")
@@ -38,6 +39,8 @@ def test_an_empty_stream_is_retried_without_streaming_for_the_session(server, ru
     assert server.requests[2].messages[-1]["role"] == "tool"
     usage = [e for e in evs if e["type"] == "usage"]
     assert [u["prompt_tokens"] for u in usage] == [100, 150]
+    assert [u["cached_tokens"] for u in usage] == [64, None]      # only when the server says
+    assert {u["model"] for u in usage} == {"test-model"}
     assert usage[-1]["session_completion_tokens"] == 12
     assert evs[-1]["result"] == "It says alpha."
 
