@@ -1,6 +1,6 @@
 """The Harbor adapter's commands, run by bash in a temp dir as Harbor would run them in a task
-environment: the install step puts this checkout into a fresh venv (once for the module: ~25 s), the
-run step points the installed axon at the scripted server. No container engine is needed."""
+environment: the install step puts this checkout into a fresh venv (``installed_venv``, once a
+session: ~25 s), the run step points the installed axon at the scripted server. No container engine is needed."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import pytest
 
 from axon_cli.fleet.harbor_commands import (
     RESULT_FILE,
-    install_command,
     read_result,
     run_command,
     run_env,
@@ -21,37 +20,10 @@ from axon_cli.fleet.harbor_commands import (
     usage_of,
 )
 from tests.conftest import TEST_KEY
+from tests.e2e.fleet.conftest import base_env, bash
 from tests.fakeserver import ScriptedServer, text_reply, tool_reply
 
-REPO = Path(__file__).resolve().parents[3]
 CONTRACT_KEYS = {"result", "is_error", "num_turns", "session_id", "usage", "duration_ms"}
-
-
-def base_env(home: Path) -> dict[str, str]:
-    """The environment a task container gives the agent user: no endpoint, its own HOME."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "AXON_", "VIRTUAL_ENV", "PYTHON")) and k != "XDG_STATE_HOME"}
-    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-                "XDG_STATE_HOME": str(home / ".local/state")})
-    return env
-
-
-def bash(command: str, cwd: Path, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
-
-
-@pytest.fixture(scope="module")
-def installed_venv(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The install step, for real: a new venv with this checkout (AXON_INSTALL_SPEC) in it."""
-    root = tmp_path_factory.mktemp("harbor-install")
-    (root / "home").mkdir()
-    venv = str(root / "axon-venv")
-    ran = bash(install_command(venv), root, {**base_env(root / "home"), "AXON_INSTALL_SPEC": str(REPO)},
-               timeout=300)
-    assert ran.returncode == 0, ran.stderr[-3000:]
-    assert ran.stdout.startswith("axon "), ran.stdout
-    return venv
 
 
 @pytest.fixture
