@@ -14,15 +14,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from axon_cli.config import LoadedSettings
 from axon_cli.events import Event, EventSink, InputAnswer, InputRequest, Notice, TurnStarted, ask_user_input
-from axon_cli.mcp.client import McpManager
 from axon_cli.mcp.servers import load_servers
-from axon_cli.mcp.tools import make_spec
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext, ToolOutput
+
+if TYPE_CHECKING:   # the client (asyncio, the mcp SDK's wiring) loads only when a server is configured
+    from axon_cli.mcp.client import McpManager
 
 __all__ = ["McpSession", "start_mcp"]
 
@@ -66,6 +67,8 @@ class McpSession:
         if self._registered_once:
             return self.registered
         self._registered_once = True
+        from axon_cli.mcp.tools import make_spec
+
         self.manager.wait_ready()
         for st in self.manager.servers.values():
             if st.status == "disabled":
@@ -105,4 +108,6 @@ def start_mcp(loaded: LoadedSettings, project_root: Path, registry: ToolRegistry
     entries, problems = load_servers(loaded, project_root)
     if not entries and not problems:
         return None
+    from axon_cli.mcp.client import McpManager
+
     return McpSession(McpManager(entries, roots=[project_root]).start(), registry, bus, problems)

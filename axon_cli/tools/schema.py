@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 from typing import Any
 
 from pydantic import BaseModel
@@ -10,10 +12,18 @@ __all__ = ["model_schema"]
 
 
 def model_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema, trimmed of noise the LLM does not need (titles), refs inlined."""
+    """The model's JSON schema, trimmed of noise the LLM does not need (titles), refs inlined.
+
+    Generated once per model (every request and every token estimate sends the same tools); each
+    caller gets its own copy to change as it likes."""
+    return copy.deepcopy(_cleaned_schema(model))
+
+
+@functools.lru_cache(maxsize=256)
+def _cleaned_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema()
     defs = schema.pop("$defs", {})
-    return _clean(schema, defs)
+    return dict(_clean(schema, defs))
 
 
 def _clean(node: Any, defs: dict[str, Any]) -> Any:
