@@ -74,6 +74,21 @@ class Recorded:
     def tool_names(self) -> list[str]:
         return [t["function"]["name"] for t in self.body.get("tools", []) or []]
 
+    @property
+    def offered(self) -> dict[str, dict[str, Any]]:
+        """Every function this request offers the model, by name: its ``tools``, and the tools
+        described in its messages once activated (a local endpoint keeps the ``tools`` it was sent
+        first, for its prefix cache)."""
+        out = {t["function"]["name"]: t["function"] for t in self.body.get("tools") or []}
+        for message in self.messages:
+            content = message.get("content")
+            if isinstance(content, str) and "now available too" in content and "<tools>\n" in content:
+                block = content.split("<tools>\n", 1)[1].split("\n</tools>", 1)[0]
+                for line in block.splitlines():
+                    function = json.loads(line)
+                    out[function["name"]] = function
+        return out
+
 
 def without_context(message: dict[str, Any]) -> dict[str, Any]:
     """A user message without a leading ``<context>…</context>`` block (axon's project context)."""

@@ -27,13 +27,21 @@ from typing import Any
 from axon_cli.config import Settings
 from axon_cli.events import EventSink, Notice
 from axon_cli.model.debuglog import shown
+from axon_cli.model.endpoints import is_local_endpoint
 from axon_cli.model.llm import AssistantTurn, LLMClient
 from axon_cli.protocols.callfacts import call_key
 from axon_cli.protocols.callorder import hold_blind_changes
 from axon_cli.protocols.interface import NATIVE_HINT, TEXT_HINT, NativeProtocol, ToolProtocol
 from axon_cli.protocols.taskkind import is_change_task
 from axon_cli.protocols.textcalls import parse_text_calls
-from axon_cli.protocols.toolprompt import auto_block, compact_tool, family_for, later_tools, tools_block
+from axon_cli.protocols.toolprompt import (
+    auto_block,
+    compact_tool,
+    family_for,
+    later_native_tools,
+    later_tools,
+    tools_block,
+)
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.ledger import CallLedger, Refusal
 from axon_cli.tools.registry import ToolRegistry
@@ -184,11 +192,16 @@ class TextProtocol(_TextCalls):
         self._registry = registry
         self._detailed = detailed
         self.family = family
+        self._head: list[str] | None = None
         self._described: set[str] = set()
 
     def system_block(self, registry: ToolRegistry) -> str:
-        specs = registry.active()
-        self._described = {s.name for s in specs}
+        """The tools active when the first request was sent, every time (the prompt's head stays the
+        same for the server's prefix cache); tools activated later follow their results."""
+        if self._head is None:
+            self._head = [s.name for s in registry.active()]
+            self._described = set(self._head)
+        specs = [s for s in registry.active() if s.name in self._head]
         # the family's own tool-prompt wording: small models trained on it call tools far more often
         return tools_block(specs, self.family, self._detailed)
 
@@ -221,12 +234,19 @@ class AutoProtocol(_TextCalls):
     call_hint = NATIVE_HINT
 
     def __init__(self, emit: EventSink | None = None, compact: bool = False, family: str = "default",
-                 strict: bool = False) -> None:
+                 strict: bool = False, stable_head: bool = False) -> None:
         super().__init__()
         self._emit = emit or (lambda _e: None)
         self._compact = compact
         self.family = family
         self.strict = strict
+        # A local server re-evaluates its prompt from the first byte that changed, and the chat
+        # template puts the tools first: with ``stable_head`` the tools sent first are the tools
+        # sent, and tools activated later are described after the results that activated them
+        # (callable all the same), as the text protocol does.
+        self.stable_head = stable_head
+        self._head: list[str] | None = None
+        self._described: set[str] = set()
 
     @property
     def name(self) -> str:
@@ -236,7 +256,13 @@ class AutoProtocol(_TextCalls):
         return "" if self.strict else auto_block(registry.active(), self.family)
 
     def tools_param(self, registry: ToolRegistry) -> list[dict[str, Any]] | None:
-        return (compact_tools(registry) if self._compact else registry.openai_tools()) or None
+        specs = registry.active()
+        if self.stable_head:
+            if self._head is None:
+                self._head = [s.name for s in specs]
+                self._described = set(self._head)
+            specs = [s for s in specs if s.name in self._head]
+        return [compact_tool(s) if self._compact else s.openai_tool() for s in specs] or None
 
     def extract_calls(self, turn: AssistantTurn, registry: ToolRegistry) -> AssistantTurn:
         self._registry = registry
@@ -257,7 +283,13 @@ class AutoProtocol(_TextCalls):
         return turn
 
     def result_messages(self, turn: AssistantTurn, results: list[CallResult]) -> list[dict[str, Any]]:
-        return self._framed_results(turn, results, [])
+        extra = []
+        if self.stable_head and self._head is not None and self._registry is not None:
+            new = [s for s in self._registry.active() if s.name not in self._described]
+            if new:
+                self._described.update(s.name for s in new)
+                extra.append(later_native_tools(new, self._compact))
+        return self._framed_results(turn, results, extra)
 
 
 class CompactNativeProtocol(NativeProtocol):
@@ -282,7 +314,8 @@ def make_protocol(settings: Settings, registry: ToolRegistry, emit: EventSink | 
               settings.prompt_profile, settings.model, family(settings))
     if settings.tool_protocol == "text":
         return TextProtocol(registry, detailed=not compact, family=family(settings))
-    return AutoProtocol(emit, compact=compact, family=family(settings), strict=settings.tool_protocol == "native")
+    return AutoProtocol(emit, compact=compact, family=family(settings), strict=settings.tool_protocol == "native",
+                        stable_head=is_local_endpoint(settings.base_url))
 
 
 def system_block(protocol: ToolProtocol, registry: ToolRegistry) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from axon_cli.prompts import load_template
 from axon_cli.tools.spec import ToolSpec
 
-__all__ = ["FAMILIES", "BUILTIN_FAMILIES", "BEGIN", "family_for", "tools_block", "auto_block", "compact_tool",
+__all__ = ["FAMILIES", "BUILTIN_FAMILIES", "BEGIN", "family_for", "tools_block", "auto_block", "compact_tool", "later_native_tools",
            "example_call", "later_tools"]
 
 FAMILIES = ("qwen", "llama", "mistral", "deepseek", "default")
@@ -102,6 +102,14 @@ def tools_block(specs: list[ToolSpec[Any]], family: str, detailed: bool = True) 
 def later_tools(specs: list[ToolSpec[Any]], family: str, detailed: bool = True) -> str:
     """Tools activated after the system prompt was sent, in the same schema form."""
     return "These tools are now available too:\n<tools>\n" + _schemas(specs, family, detailed) + "\n</tools>"
+
+
+def later_native_tools(specs: list[ToolSpec[Any]], compact: bool = False) -> str:
+    """Tools activated after the request's ``tools`` were fixed (a local endpoint's prompt head),
+    each as the function definition ``tools`` would have carried, descriptions whole."""
+    functions = [compact_tool(s, wrapped=False) if compact else s.openai_tool()["function"] for s in specs]
+    return ("These tools are now available too; call them like the others:\n<tools>\n"
+            + "\n".join(json.dumps(f, separators=(",", ":")) for f in functions) + "\n</tools>")
 
 
 def auto_block(specs: list[ToolSpec[Any]], family: str) -> str:

@@ -103,11 +103,13 @@ def build_system_prompt(settings: Settings, registry: ToolRegistry, mode: str | 
                         main: bool = True) -> str:
     """The system prompt: who axon is, how to work, the machine, the mode, deferred tools; in plan
     mode (``main``: the session's own agent, not a sub-agent) how to plan instead of changing."""
-    deferred = [spec for spec in registry.deferred() if spec.listed]
+    # every deferred tool, activated or not: the prompt is the head of every request, and a server's
+    # prefix cache holds only while it stays the same (an active one is simply callable)
+    deferred = [spec for spec in registry.all() if spec.deferred and spec.listed]
     deferred_block = ""
     if deferred:
         lines = "\n".join(f"- {s.name}: {s.one_line()}" for s in deferred)
-        deferred_block = ("\n\nMore tools exist but are not loaded; call tool_search with keywords to "
+        deferred_block = ("\n\nMore tools exist but are loaded on demand; call tool_search with keywords to "
                           f"activate them:\n{lines}")
     template = "system_compact.md" if settings.prompt_profile == "compact" else "system.md"
     mode = mode or settings.mode

@@ -152,8 +152,10 @@ def _task(agent: str) -> Any:
 
 
 def _task_description(request: Any) -> str:
-    tool = next(t for t in request.body["tools"] if t["function"]["name"] == "task")
-    return str(tool["function"]["description"])
+    """``task``'s description: in the request's tools, or (a local endpoint keeps the tools it was
+    sent first) described after the result that activated it."""
+    tool = next((t for t in request.body["tools"] if t["function"]["name"] == "task"), None)
+    return str(tool["function"]["description"]) if tool else str(request.messages[-1]["content"])
 
 
 def test_agents_are_offered_to_task_and_get_only_their_tools(server, run_axon, project):

@@ -27,7 +27,7 @@ def test_a_sub_agent_reads_two_files_and_the_parent_gets_only_its_answer(server,
     ran = run_axon("run", "what is the database address?", "--output-format", "stream-json")
     assert ran.code == 0, ran.stderr
     parent_first, parent_task, child_first, child_second, parent_last = server.requests
-    assert "task" in parent_task.tool_names
+    assert '{"name":"task",' in parent_task.messages[-1]["content"]   # activated, described after the result
     assert child_first.tool_names == ["read_file", "list_files", "search_files"]
     assert "You are a sub-agent" in child_first.messages[0]["content"]
     assert child_first.conversation[1:] == [{"role": "user", "content": task["prompt"]}]
@@ -78,8 +78,7 @@ def test_a_named_agent_definition_sets_role_tools_and_turn_limit(server, run_axo
     ran = run_axon("run", "list things")
     assert ran.code == 0, ran.stderr
     parent_task, child = server.requests[1], server.requests[2]
-    assert "- lister: lists files" in next(t["function"]["description"] for t in parent_task.body["tools"]
-                                           if t["function"]["name"] == "task")
+    assert "- lister: lists files" in parent_task.messages[-1]["content"]   # task, described once activated
     assert child.tool_names == ["list_files"] and "You only list files." in child.messages[0]["content"]
     result = [m["content"] for m in server.requests[3].messages if m["role"] == "tool"][-1]
     assert "reached its limit of 1 turns" in result

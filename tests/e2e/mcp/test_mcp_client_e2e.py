@@ -47,8 +47,7 @@ def test_rules_name_mcp_tools_the_claude_code_way(server, run_axon, project):
     assert results["call_2_0"] == "5"                               # mcp__test covers every tool of the server
     assert results["call_2_1"].startswith("Permission denied")      # mcp__test__leak_secret: that one tool
     assert results["call_2_2"] == "old rule"                        # the old SERVER__TOOL spelling still counts
-    names = [t["function"]["name"] for t in server.requests[1].body["tools"]]
-    assert {"mcp__test__add", "mcp__test__echo"} <= set(names)
+    assert {"mcp__test__add", "mcp__test__echo"} <= set(server.requests[1].offered)
 
 
 def test_a_rule_for_an_unconfigured_server_is_reported(run_axon, project):

@@ -38,9 +38,8 @@ def test_mcp_tools_through_axon_run(server, run_axon, project):
     system = first.messages[0]["content"]
     assert "- mcp__test__add: Add two integers and return the sum." in system
     assert "mcp__test__add" not in first.tool_names              # deferred: not sent until activated
-    assert "mcp__test__add" in server.requests[1].tool_names
-    add = next(t for t in server.requests[1].body["tools"] if t["function"]["name"] == "mcp__test__add")
-    assert add["function"]["parameters"]["required"] == ["a", "b"]
+    add = server.requests[1].offered["mcp__test__add"]                # activated: offered from then on
+    assert add["parameters"]["required"] == ["a", "b"]
 
     results = tool_messages(server.requests[2].messages)
     assert results["call_2_0"] == "5"

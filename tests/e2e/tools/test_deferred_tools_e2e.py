@@ -29,18 +29,21 @@ def test_tool_search_activates_memory_for_the_next_request(server, run_axon, pro
     assert "- todo_write: " in system
 
     second = server.requests[1]
-    assert {"memory_save", "memory_read"} <= set(second.tool_names)
-    assert "todo_write" not in second.tool_names
-    search_answer = second.messages[-1]
+    # a local endpoint keeps the tools it was sent first (its prefix cache): the activated ones are
+    # described after the result that activated them, with their parameters, and callable
+    assert second.tool_names == first.tool_names
+    search_answer, described = second.messages[-2:]
     assert search_answer["role"] == "tool"
     assert search_answer["content"].startswith("Activated 2 tools")
+    assert '"memory_save"' in described["content"] and '"memory_read"' in described["content"]
+    assert "todo_write" not in described["content"]
 
     saved = server.requests[2].messages[-1]["content"]
     assert saved == "Memory 'deploy' saved (25 chars) in .axon/memory/deploy.md."
     assert (project / ".axon" / "memory" / "deploy.md").read_text() == "Deploy with `make ship`.\n"
     listing = server.requests[3].messages[-1]["content"]
     assert listing == "1 saved memory:\n- deploy (25 bytes): Deploy with `make ship`."
-    assert {"memory_save", "memory_read"} <= set(server.requests[3].tool_names)   # activation lasts
+    assert server.requests[3].tool_names == first.tool_names   # activation lasts (the calls ran), the head stays
 
 
 def test_deferred_tool_called_directly_is_refused_with_a_hint(server, run_axon, project):
