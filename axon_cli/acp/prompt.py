@@ -2,18 +2,21 @@
 
 Text blocks are the user's words; a ``resource_link`` to a ``file:`` URI inside the project is attached
 as an ``@path`` mention would be (capped, masked); an embedded text resource is attached with the text
-the client sent (the editor's view of it); an image is not passed yet (see ``image_note``).
+the client sent (the editor's view of it); an image block is checked and scaled by the one image
+loader (``axon_cli/imaging.py``) and rides on the turn as a picture, as ``@shot.png`` does.
 """
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from axon_cli.tools.spec import ImagePart
 from axon_cli.turn import Attachment, UserTurn
 
-__all__ = ["prompt_turn", "file_uri_path", "image_note"]
+__all__ = ["prompt_turn", "file_uri_path", "image_part"]
 
 
 def file_uri_path(uri: str) -> Path | None:
@@ -24,11 +27,21 @@ def file_uri_path(uri: str) -> Path | None:
     return Path(unquote(parsed.path))
 
 
-def image_note(block: Any) -> str:
-    """Images in a prompt. Seam for image attachments: once the user turn can carry image parts
-    (the ``images`` work), turn ``block.data``/``block.mime_type`` into one here and advertise
-    ``promptCapabilities.image``; until then the model is told an image was left out."""
-    return f"[an image ({getattr(block, 'mime_type', 'image')}) was attached, but axon cannot pass images yet]"
+def image_part(block: Any, images: list[ImagePart]) -> str:
+    """Add the image ``block`` carries (base64 ``data``) to ``images``; the line for the user (why
+    not, when it cannot be: broken data, an unknown format, the turn's cap)."""
+    from axon_cli.imaging import ImageError, prepare
+    from axon_cli.session.attach import MAX_TURN_IMAGE_BYTES
+
+    label = getattr(block, "uri", None) or f"image ({getattr(block, 'mime_type', 'unknown type')})"
+    try:
+        picture = prepare(base64.b64decode(block.data, validate=True), label)
+    except (ValueError, ImageError) as e:
+        return f"{label}: not attached ({e if isinstance(e, ImageError) else 'its data is not valid base64'})"
+    if picture.part.size + sum(i.size for i in images) > MAX_TURN_IMAGE_BYTES:
+        return f"{label}: not attached (the turn's pictures would pass {MAX_TURN_IMAGE_BYTES:,} bytes)"
+    images.append(picture.part)
+    return f"attached {label} ({picture.describe()})"
 
 
 def _relative(path: Path, root: Path) -> str | None:
@@ -45,6 +58,7 @@ def prompt_turn(blocks: list[Any], root: Path) -> tuple[UserTurn, list[str]]:
 
     words: list[str] = []
     attachments: list[Attachment] = []
+    images: list[ImagePart] = []
     notes: list[str] = []
     for block in blocks:
         kind = getattr(block, "type", "")
@@ -70,8 +84,7 @@ def prompt_turn(blocks: list[Any], root: Path) -> tuple[UserTurn, list[str]]:
             attachments.append(Attachment(name, mask(text)))
             notes.append(f"attached {name}")
         elif kind == "image":
-            words.append(image_note(block))
-            notes.append("an image was left out: axon cannot pass images in a prompt yet")
+            notes.append(image_part(block, images))
         else:
             notes.append(f"a {kind or 'content'} block was left out: axon does not read it")
-    return UserTurn("\n".join(words), tuple(attachments)), notes
+    return UserTurn("\n".join(words), tuple(attachments), tuple(images)), notes

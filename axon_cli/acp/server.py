@@ -70,7 +70,7 @@ class AxonAgent:
 
         self.client_caps = client_capabilities
         caps = AgentCapabilities(load_session=True,
-                                 prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+                                 prompt_capabilities=PromptCapabilities(image=True, audio=False, embedded_context=True),
                                  mcp_capabilities=McpCapabilities(http=True, sse=False))
         return InitializeResponse(protocol_version=min(protocol_version, PROTOCOL_VERSION), agent_capabilities=caps,
                                   agent_info=Implementation(name="axon", title="axon", version=__version__),

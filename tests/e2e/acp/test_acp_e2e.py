@@ -6,6 +6,9 @@ answered with ACP errors."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import io
+import json
 import sys
 import threading
 from pathlib import Path
@@ -199,29 +202,47 @@ def test_acp_clients_mcp_server_joins_the_session(project: Path, server: Scripte
     assert answer["role"] == "tool" and "hello from the editor's server" in answer["content"]
 
 
-def test_acp_prompt_attaches_linked_and_embedded_files(project: Path, server: ScriptedServer,
-                                                      axon_env: dict[str, str], tmp_path: Path) -> None:
+def png_base64(width: int, height: int) -> str:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 30, 30)).save(out, "PNG")
+    return base64.b64encode(out.getvalue()).decode()
+
+
+def test_acp_prompt_attaches_linked_and_embedded_files_and_images(project: Path, server: ScriptedServer,
+                                                                  axon_env: dict[str, str], tmp_path: Path) -> None:
     (project / "b.py").write_text("LINKED_FILE_TEXT = 1\n")
     server.add(text_reply("seen"))
     client = RecordingClient()
     blocks = [text_block("look at these"),
               resource_link_block("b.py", (project / "b.py").as_uri()),
               resource_block(embedded_text_resource((project / "c.py").as_uri(), "EMBEDDED_BUFFER = 2\n")),
-              image_block("iVBORw0KGgo=", "image/png")]
+              image_block(png_base64(3000, 2000), "image/png"),
+              image_block("iVBORw0KGgo=", "image/png")]           # a PNG header and nothing after it
 
     async def drive() -> None:
-        async with open_axon(client, project, axon_env, tmp_path / "stderr.txt") as conn:
-            await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+        async with open_axon(client, project, dict(axon_env, AXON_MODEL="gpt-4o"), tmp_path / "stderr.txt") as conn:
+            init = await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+            assert init.agent_capabilities.prompt_capabilities.image is True
             session = await conn.new_session(cwd=str(project), mcp_servers=[])
             done = await conn.prompt(session_id=session.session_id, prompt=blocks)
             assert done.stop_reason == "end_turn"
 
     _run(drive())
-    user = server.requests[0].conversation[-1]["content"]
-    assert user.startswith("look at these")
+    content = server.requests[0].conversation[-1]["content"]
+    assert isinstance(content, list)
+    user = "".join(part.get("text", "") for part in content)
+    assert "look at these" in user
     assert '<file path="b.py">\nLINKED_FILE_TEXT = 1' in user
     assert '<file path="c.py">\nEMBEDDED_BUFFER = 2' in user
-    assert "image (image/png)" in user and "iVBORw0KGgo" not in user
+    pictures = [part["image_url"]["url"] for part in content if part.get("type") == "image_url"]
+    assert len(pictures) == 1, "the broken image must not be sent"
+    from PIL import Image
+
+    sent = Image.open(io.BytesIO(base64.b64decode(pictures[0].split(",", 1)[1])))
+    assert max(sent.size) <= 1568 and sent.size[0] > sent.size[1]      # scaled down, shape kept
+    assert "iVBORw0KGgo=" not in json.dumps(server.requests[0].body)
     client.validate_raw()
 
 
