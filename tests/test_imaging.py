@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
-import os
+import random
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,8 @@ from axon_cli.imaging import (
 )
 from axon_cli.tools.spec import ImagePart
 
+NOISE = random.Random(20261202)     # seeded: the same test ids in every process (pytest-xdist compares them)
+
 
 def encoded(img: Image.Image, fmt: str, **options: object) -> bytes:
     buffer = io.BytesIO()
@@ -32,7 +34,7 @@ def encoded(img: Image.Image, fmt: str, **options: object) -> bytes:
 
 
 def noise(width: int, height: int, mode: str = "RGB") -> Image.Image:
-    return Image.frombytes(mode, (width, height), os.urandom(width * height * len(mode)))
+    return Image.frombytes(mode, (width, height), NOISE.randbytes(width * height * len(mode)))
 
 
 def decoded(data: bytes) -> Image.Image:
@@ -51,7 +53,8 @@ def test_each_format_is_told_by_its_magic_bytes_and_a_small_one_goes_as_it_is(fm
     assert picture.size == picture.source_size == (16, 12)
 
 
-@pytest.mark.parametrize("data", [b"BM" + bytes(100), b"%PDF-1.7\n", b"<svg xmlns='x'/>", b"", os.urandom(64)])
+@pytest.mark.parametrize("data", [b"BM" + bytes(100), b"%PDF-1.7\n", b"<svg xmlns='x'/>", b"", NOISE.randbytes(64)],
+                         ids=["bmp", "pdf", "svg", "empty", "noise"])
 def test_other_formats_are_refused_in_one_line(data: bytes) -> None:
     if sniff(data[:16]) is not None:
         pytest.skip("the random bytes happen to start like an image")
@@ -61,11 +64,11 @@ def test_other_formats_are_refused_in_one_line(data: bytes) -> None:
 
 
 @pytest.mark.parametrize("data", [
-    b"\x89PNG\r\n\x1a\n" + os.urandom(2000),                       # a header, then noise
+    b"\x89PNG\r\n\x1a\n" + NOISE.randbytes(2000),                       # a header, then noise
     encoded(noise(300, 200), "PNG")[:3000],                        # cut off in the middle
-    b"\xff\xd8\xff\xe0" + os.urandom(500),
-    b"GIF89a" + os.urandom(40),
-])
+    b"\xff\xd8\xff\xe0" + NOISE.randbytes(500),
+    b"GIF89a" + NOISE.randbytes(40),
+], ids=["png-noise", "png-cut", "jpeg-noise", "gif-noise"])
 def test_broken_data_is_one_line_never_an_exception_of_pillow(data: bytes) -> None:
     with pytest.raises(ImageError, match=r"^not a valid (PNG|JPEG|GIF) image \(") as caught:
         prepare(data)
