@@ -67,7 +67,7 @@ class AcpSession:
 
     def interrupted(self) -> RunResult:
         """A cancel that escaped the agent: close every open tool call, as the REPL does."""
-        from axon_cli.ui.repl import repair_history
+        from axon_cli.loop.results import repair_history
 
         self.rt.ctx.cancel.set()
         repair_history(self.rt.agent)

@@ -27,6 +27,7 @@ from axon_cli.events import Approver, SessionStarted
 from axon_cli.extend.command_scope import command_scope
 from axon_cli.extend.command_shell import shell_runner
 from axon_cli.extend.commands import CustomCommand, expand_command
+from axon_cli.loop.results import repair_history
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.session.attach import attach_pasted
 from axon_cli.session.transcript import list_sessions
@@ -41,27 +42,15 @@ from axon_cli.ui.render import make_console, print_error, print_notice, toolbar_
 from axon_cli.ui.slash import command_names, run_slash
 from axon_cli.ui.stream import StreamView
 
-__all__ = ["run_repl", "Repl", "open_runtime", "repair_history"]
+__all__ = ["run_repl", "Repl", "open_runtime"]
 
 log = logging.getLogger("axon.repl")
-INTERRUPTED = "Error: interrupted by user"
 
 
 def open_runtime(loaded: LoadedSettings, root: Path, approver: Approver, cont: bool = False,
                  resume: str | None = None) -> Runtime:
     """A runtime for a new, continued (latest) or resumed (id or unique prefix) session."""
     return open_session(loaded, root, approver, cont=cont, resume=resume)
-
-
-def repair_history(agent: Any) -> None:
-    """After an interrupt that escaped the agent: answer every open tool call of the last reply."""
-    answered = {m.get("tool_call_id") for m in agent.messages if m.get("role") == "tool"}
-    for message in reversed(agent.messages):
-        if message.get("role") == "assistant":
-            for call in message.get("tool_calls") or []:
-                if call.get("id") not in answered:
-                    agent.append({"role": "tool", "tool_call_id": call["id"], "content": INTERRUPTED})
-            return
 
 
 @contextlib.contextmanager
