@@ -25,21 +25,27 @@ from axon_cli.model.llm_http import (
     api_message,
     cause,
     dropped_connection,
-    empty_error,
     extra_field,
     is_transport_error,
     names_streaming,
     retry_after,
 )
+from axon_cli.model.refusals import (
+    OPTIONAL_PARAMS,
+    drop_unsupported_param,
+    error_kind,
+    null_call_content,
+    refuses_images,
+    refuses_null_content,
+)
 from axon_cli.model.turns import AssistantTurn, SessionUsage, cached_tokens
 from axon_cli.tools.dispatch import ToolCall
-from axon_cli.vision import accepts_images, carries_images, refuses_images, without_images
+from axon_cli.vision import accepts_images, carries_images, without_images
 
 __all__ = ["LLMClient", "AssistantTurn", "SessionUsage", "OPTIONAL_PARAMS"]
 
 log = logging.getLogger("axon.llm")
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529}
-OPTIONAL_PARAMS = ("stream_options", "tool_choice", "parallel_tool_calls", "stop")
 # how servers say a request is longer than the context: OpenAI and vLLM ("maximum context length",
 # context_length_exceeded), llama.cpp ("exceeds the available context size", exceed_context_size_error),
 # llama-cpp-python ("Requested tokens (…) exceed context window of …"), Anthropic-style ("prompt is too long")
@@ -159,8 +165,8 @@ class LLMClient:
                 params["messages"] = escape_surrogates_in(params["messages"])
                 return self._get_client().chat.completions.create(**_untransformed(params, self.null_content))
         except openai.APIStatusError as e:
-            if (self._refuses_images(e, params) or self._drop_unsupported_param(e, params)
-                    or self._refuses_null_content(e, params)):
+            if (refuses_images(self, e, params) or drop_unsupported_param(self, e, params)
+                    or refuses_null_content(self, e, params)):
                 return None
             if params.get("stream") and names_streaming(api_message(e)):
                 raise _NoStream(f"HTTP {e.status_code}: {api_message(e)}") from None
@@ -318,54 +324,10 @@ class LLMClient:
         if status == 404:
             return LLMError(f"HTTP 404 from the endpoint: {message} (check --model "
                             f"'{self.settings.model}' and --base-url)")
-        low = f"{message} {_error_kind(e)}".lower()
+        low = f"{message} {error_kind(e)}".lower()
         if status in (400, 413) and any(w in low for w in _CONTEXT_WORDS):
             return ContextTooLong(f"the request is longer than the model's context (HTTP {status}: {message})")
         return LLMError(f"HTTP {status} from the endpoint: {message}")
-
-    def _refuses_images(self, e: Any, params: dict[str, Any]) -> bool:
-        """An error about images answering a request that carries pictures: this model takes none for
-        the rest of the session (every request of it goes without them), and the request is sent again."""
-        message = api_message(e)
-        if not refuses_images(e.status_code, f"{message} {_error_kind(e)}") or \
-                not carries_images(params.get("messages", [])):
-            return False
-        self.no_images.add(self.settings.model)
-        log.info("endpoint refused images (HTTP %s: %s); sending without them", e.status_code, message[:100])
-        self.emit(Notice(message=f"the endpoint does not take images (HTTP {e.status_code}: {message[:120]}); "
-                                 f"sending {self.settings.model}'s requests without them from now on"))
-        return True
-
-    def _refuses_null_content(self, e: Any, params: dict[str, Any]) -> bool:
-        """A 4xx/5xx about message content while an assistant call had ``content: null`` (llama-cpp-python
-        validates it as a string): send "" instead from now on, once."""
-        text = api_message(e).lower()
-        if (not self.null_content or e.status_code < 400 or not ("content" in text or "validation" in text)
-                or not any(_null_call_content(m) for m in params.get("messages", []))):
-            return False
-        self.null_content = False
-        log.info("endpoint rejected content null (HTTP %s: %s); sending empty strings", e.status_code, text[:100])
-        self.emit(Notice(message="the endpoint rejects an empty assistant content as null; sending \"\" instead"))
-        return True
-
-    def _drop_unsupported_param(self, e: Any, params: dict[str, Any]) -> bool:
-        """A 4xx/5xx naming an optional parameter: retry once without it, and remember."""
-        if e.status_code < 400:
-            return False
-        text = api_message(e).lower()
-        names = [n for n in OPTIONAL_PARAMS if n in params and n not in self.dropped_params]
-        named = [n for n in names if n in text]
-        if not named and empty_error(text) and "tool_choice" in names:
-            # llama.cpp-style servers answer a tool_choice they cannot honour with a bare 500; without
-            # it the request means the same ("auto" is the default when tools are sent).
-            named = ["tool_choice"]
-        if not named:
-            return False
-        name = named[0]
-        self.dropped_params.add(name)
-        log.info("endpoint rejected %s (HTTP %s: %s); retrying without it", name, e.status_code, text[:100])
-        self.emit(Notice(message=f"the endpoint does not support '{name}'; continuing without it"))
-        return True
 
 
 def _untransformed(params: dict[str, Any], null_content: bool = True) -> dict[str, Any]:
@@ -373,7 +335,7 @@ def _untransformed(params: dict[str, Any], null_content: bool = True) -> dict[st
     per-request transform walks every message (tens of ms at a few hundred messages)."""
     raw = {k: params[k] for k in ("messages", "tools") if k in params}
     if not null_content and "messages" in raw:
-        raw["messages"] = [{**m, "content": ""} if _null_call_content(m) else m for m in raw["messages"]]
+        raw["messages"] = [{**m, "content": ""} if null_call_content(m) else m for m in raw["messages"]]
     rest = {k: v for k, v in params.items() if k not in raw}
     return {**rest, "messages": [], "extra_body": raw}
 
@@ -385,14 +347,3 @@ def _replay(turn: AssistantTurn, on_text: Callable[[str], None] | None,
         on_reasoning(turn.reasoning)
     if turn.content and on_text:
         on_text(turn.content)
-
-
-def _null_call_content(message: dict[str, Any]) -> bool:
-    return message.get("role") == "assistant" and message.get("content") is None and bool(message.get("tool_calls"))
-
-
-def _error_kind(e: Any) -> str:
-    """The ``type`` and ``code`` of an error body (``exceed_context_size_error``), or ""."""
-    body = getattr(e, "body", None)
-    err = body.get("error", body) if isinstance(body, dict) else None
-    return " ".join(str(err.get(k) or "") for k in ("type", "code")) if isinstance(err, dict) else ""
