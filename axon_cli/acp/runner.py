@@ -12,6 +12,7 @@ from __future__ import annotations
 import queue
 import signal
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import Any
 __all__ = ["MainRunner", "Job"]
 
 INTERRUPT_SIGNAL = signal.SIGUSR1
+RESEND_INTERVAL_S = 0.02   # a signal that came just before the main thread blocked is lost: resend
 
 
 @dataclass
@@ -57,9 +59,28 @@ class MainRunner:
         with self._lock:
             if owner is None or self._current is None or self._current.owner is not owner:
                 return False
+            job = self._current
             self._target = owner
             signal.pthread_kill(threading.main_thread().ident or 0, INTERRUPT_SIGNAL)
-            return True
+        threading.Thread(target=self._deliver, args=(job, owner), daemon=True,
+                         name="acp-interrupt").start()
+        return True
+
+    def _deliver(self, job: Job, owner: object) -> None:
+        """Signal the main thread until the interrupt lands or ``job`` ends.
+
+        Python runs a signal's handler on the main thread only between bytecodes; a signal that
+        arrives after the main thread released the GIL but before it blocked (a lock wait, a socket
+        read) only marks the handler pending, and the blocking call waits out its whole timeout.
+        Another signal sent while it is blocked ends the wait with EINTR and runs the handler, so
+        resend until the handler took the target (``_target`` cleared) or the job is over."""
+        main = threading.main_thread().ident or 0
+        while True:
+            time.sleep(RESEND_INTERVAL_S)
+            with self._lock:
+                if self._target is not owner or self._current is not job:
+                    return
+                signal.pthread_kill(main, INTERRUPT_SIGNAL)
 
     def _on_interrupt_signal(self, _signum: int, _frame: object) -> None:
         """Raise ``KeyboardInterrupt`` in the job the interrupt was for; a late one does nothing."""
