@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.ui.test_repl import Chat
 from tests.fakeserver import text_reply, tool_reply
 
@@ -19,21 +17,6 @@ def _config(project: Path, text: str) -> None:
     (folder / "config.toml").write_text(text)
 
 
-@pytest.fixture
-def start(project, axon_env):
-    started: list[Chat] = []
-
-    def _start(**env: str) -> Chat:
-        c = Chat(project, {**axon_env, **env})
-        started.append(c)
-        c.prompt()
-        return c
-
-    yield _start
-    for c in started:
-        if c.child.isalive():
-            c.child.terminate(force=True)
-        assert "Traceback" not in c.raw
 
 
 def _ask_and_answer(c: Chat, server, project: Path) -> tuple[str, str]:  # type: ignore[no-untyped-def]
@@ -51,34 +34,34 @@ def _ask_and_answer(c: Chat, server, project: Path) -> tuple[str, str]:  # type:
     return c.raw[:asked], c.raw[asked:]
 
 
-def test_a_waiting_confirmation_writes_bel_to_the_terminal(start, server, project) -> None:
-    c = start()
+def test_a_waiting_confirmation_writes_bel_to_the_terminal(chat, server, project) -> None:
+    c = chat()
     before_turn = len(c.raw)
     upto_question, _ = _ask_and_answer(c, server, project)
     assert BEL in upto_question[before_turn:]      # rung while the question waits, before any key
     c.exit()
 
 
-def test_notify_off_writes_nothing(start, server, project) -> None:
+def test_notify_off_writes_nothing(chat, server, project) -> None:
     _config(project, 'notify = "off"\nnotify_after = 0\n')
-    c = start()
+    c = chat()
     _ask_and_answer(c, server, project)
     assert BEL not in c.raw and "\x1b]9;" not in c.raw and "\x1b]777;" not in c.raw
     c.exit()
 
 
-def test_osc_in_a_terminal_that_has_it_sends_the_message(start, server, project) -> None:
+def test_osc_in_a_terminal_that_has_it_sends_the_message(chat, server, project) -> None:
     _config(project, 'notify = "osc"\n')
-    c = start(TERM_PROGRAM="WezTerm")
+    c = chat(TERM_PROGRAM="WezTerm")
     upto_question, _ = _ask_and_answer(c, server, project)
     assert "\x1b]9;axon needs your permission to use write_file\x07" in upto_question
     c.exit()
 
 
-def test_the_end_of_a_long_turn_rings_and_a_short_one_does_not(start, server, project) -> None:
+def test_the_end_of_a_long_turn_rings_and_a_short_one_does_not(chat, server, project) -> None:
     _config(project, "notify_after = 1\n")
     server.add(text_reply("quick answer"), text_reply("slow answer", chunk_delay=0.4))
-    c = start()
+    c = chat()
     c.say("quick")
     c.expect("quick answer")
     c.prompt()

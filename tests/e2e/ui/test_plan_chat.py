@@ -9,8 +9,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.ui.test_repl import Chat
 from tests.fakeserver import text_reply, tool_reply
 
@@ -19,21 +17,6 @@ PLAN = "PLAN: 1. change a.txt to new. 2. check it."
 WRITE = ("write_file", {"path": "a.txt", "content": "new\n"})
 
 
-@pytest.fixture
-def chat(project: Path, axon_env: dict[str, str]):
-    started: list[Chat] = []
-
-    def _start(*args: str) -> Chat:
-        c = Chat(project, axon_env, *args)
-        started.append(c)
-        c.prompt()
-        return c
-
-    yield _start
-    for c in started:
-        if c.child.isalive():
-            c.child.terminate(force=True)
-        assert "Traceback" not in c.raw
 
 
 def _prompt_line(c: Chat, shown: str, timeout: float = 20) -> None:

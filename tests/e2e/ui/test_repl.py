@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pexpect
 import pyte
-import pytest
 
 from tests.conftest import axon_command
 from tests.fakeserver import error_reply, text_reply, tool_reply
@@ -90,21 +89,6 @@ class Chat:
         return self.text()
 
 
-@pytest.fixture
-def chat(project, axon_env):
-    started: list[Chat] = []
-
-    def _start(*args: str) -> Chat:
-        c = Chat(project, axon_env, *args)
-        started.append(c)
-        c.prompt()
-        return c
-
-    yield _start
-    for c in started:
-        if c.child.isalive():
-            c.child.terminate(force=True)
-        assert "Traceback" not in c.raw
 
 
 def test_streamed_answer_appears(chat, server, project):
