@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tests.e2e.ui.test_repl import chat  # noqa: F401  (the REPL fixture)
 from tests.fakeserver import text_reply, tool_reply
 
 REVIEW = """---

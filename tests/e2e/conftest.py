@@ -1,6 +1,6 @@
-"""The chat fixture of the REPL's end-to-end tests: ``chat(*args, **env)`` starts the real ``axon chat``
-in a pseudo-terminal (``test_repl.Chat``) and waits for its prompt; every chat it started is ended
-afterwards, and none may have printed a traceback."""
+"""The chat fixture of the end-to-end tests (the REPL, commands, plan mode, notifications):
+``chat(*args, **env)`` starts the real ``axon chat`` in a pseudo-terminal (``ui/test_repl.Chat``)
+and waits for its prompt; every chat it started is ended afterwards, none with a traceback."""
 
 from __future__ import annotations
 
