@@ -149,7 +149,7 @@ def test_unreachable_collector_never_blocks_the_run(server, run_axon, project):
         silent.close()
     assert r.code == 0, r.stderr
     assert r.stdout == "all done\n" and "Traceback" not in r.stderr
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < 45      # not held by a collector that never answers
 
 
 def test_missing_sdk_is_one_line_and_the_run_goes_on(server, run_axon, project, tmp_path):

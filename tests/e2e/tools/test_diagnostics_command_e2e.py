@@ -70,7 +70,7 @@ def test_a_slow_checker_is_stopped_and_the_edit_lands(server, run_axon, project)
     started = time.monotonic()
     r = _edit_notes(server, run_axon, "alpha\n", "beta\n", "--trust")
     assert r.code == 0, r.stderr
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < 45      # not held by the 60-s sleep (generous on a busy machine)
     assert (project / "notes.txt").read_text() == "beta\n"
     result = _last_tool_result(server)
     assert result.startswith("--- a/notes.txt") and "done-sleeping" not in result
@@ -180,7 +180,7 @@ def test_a_language_server_that_never_answers_does_not_hold_up_the_edit(server, 
     started = time.monotonic()
     r = _edit_script(server, run_axon, env)
     assert r.code == 0, r.stderr
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < 45      # not held by the 60-s sleep (generous on a busy machine)
     assert (project / "run.sh").read_text() == "BAD new\necho hi\n"
     assert _last_tool_result(server).startswith("--- a/run.sh") and "diagnostics" not in _last_tool_result(server)
 

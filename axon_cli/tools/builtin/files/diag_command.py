@@ -223,8 +223,7 @@ def _capture(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext
     """Run ``argv`` in the project root: ("exit" | "timeout" | "cancelled" | "error", exit code, masked output)."""
     from axon_cli.masking import default_masker
     from axon_cli.tools.builtin.shell.capture import StreamCapture
-    from axon_cli.tools.builtin.shell.processes import kill_tree
-    from axon_cli.tools.builtin.shell.pump import drain, pump
+    from axon_cli.tools.builtin.shell.pump import run_to_end
 
     capture = StreamCapture(MAX_OUTPUT_CHARS, ctx.state_dir, "diagnostics", default_masker())
     try:
@@ -232,18 +231,10 @@ def _capture(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     except OSError:
         return "error", None, ""
-    outcome = "error"
     try:
-        outcome = pump(proc, capture, ctx.cancel, time.monotonic() + timeout)
+        outcome = run_to_end(proc, capture, ctx.cancel, time.monotonic() + timeout, run_id)
     finally:
-        kill_tree(proc, run_id)
-        try:
-            drain(proc, capture)
-        finally:
-            assert proc.stdout is not None
-            proc.stdout.close()
-            capture.close()
-            if capture.spill_path:          # the capped text is all a report uses
-                with contextlib.suppress(OSError):
-                    os.unlink(capture.spill_path)
+        if capture.spill_path:          # the capped text is all a report uses
+            with contextlib.suppress(OSError):
+                os.unlink(capture.spill_path)
     return outcome, proc.returncode, capture.text()

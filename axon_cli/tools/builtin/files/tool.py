@@ -28,7 +28,6 @@ from axon_cli.tools.builtin.files.fileio import (
     unified_diff,
     write_text_file,
 )
-from axon_cli.tools.builtin.files.lsp_check import check_with_server
 from axon_cli.tools.builtin.files.matching import find_spans, restyle
 from axon_cli.tools.builtin.files.reading import MAX_LINES, missing_file_message, read_image, read_numbered
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
@@ -182,7 +181,7 @@ def _apply(plan: Plan, ctx: ToolContext, verb: str, status: SandboxStatus | None
         write_text_file(ctx, plan.path, plan.data)
     checked = _diagnostics(plan) + (   # none of these raises: a check that fails says nothing
         after_edit(commands, plan.path, plan.rel, plan.new_text, ctx, status) if commands else
-        check_with_server(plan.path, plan.rel, plan.old_text, plan.new_text, plan.created, ctx, status))
+        _language_server(plan, ctx, status))
     lines = plan.new_text.count("\n") + (0 if plan.new_text.endswith("\n") or not plan.new_text else 1)
     if plan.created:
         diff = unified_diff("", plan.new_text, plan.rel)
@@ -196,6 +195,13 @@ def _apply(plan: Plan, ctx: ToolContext, verb: str, status: SandboxStatus | None
     elif not plan.new_text.strip():
         text += EMPTIED.format(rel=plan.rel)
     return ToolOutput(text + checked, summary=f"{verb} {plan.rel} +{added} -{removed}", display={"diff": diff})
+
+
+def _language_server(plan: Plan, ctx: ToolContext, status: SandboxStatus | None) -> str:
+    """A language server's new problems (its client loads on the first edit that may use one)."""
+    from axon_cli.tools.builtin.files.lsp_check import check_with_server
+
+    return check_with_server(plan.path, plan.rel, plan.old_text, plan.new_text, plan.created, ctx, status)
 
 
 def _diagnostics(plan: Plan) -> str:

@@ -19,7 +19,7 @@ import time
 
 from axon_cli.tools.builtin.shell.capture import StreamCapture
 
-__all__ = ["pump", "drain", "widen_pipe", "exited", "POLL", "DRAIN_GRACE", "PIPE_SIZE"]
+__all__ = ["pump", "drain", "run_to_end", "widen_pipe", "exited", "POLL", "DRAIN_GRACE", "PIPE_SIZE"]
 
 POLL = 0.05                 # seconds between checks of cancellation and timeout
 DRAIN_GRACE = 0.5           # after the shell exits, background children may hold the pipe this long
@@ -137,3 +137,25 @@ def drain(proc: subprocess.Popen[bytes], capture: StreamCapture, wait: float = D
         while (left := deadline - time.monotonic()) > 0 and sel.select(left):
             if not capture.read_from(fd):
                 return
+
+
+def run_to_end(proc: subprocess.Popen[bytes], capture: StreamCapture, cancel: threading.Event,
+               deadline: float, run_id: str) -> str:
+    """Pump ``proc``'s output into ``capture`` until it exits, the deadline passes or ``cancel`` is
+    set; then, always, kill its whole tree (nothing it started outlives the call), drain what is
+    left and close the pipe and the capture. The outcome as ``pump`` says it ("error" if it raised)."""
+    from axon_cli.tools.builtin.shell.processes import kill_tree
+
+    outcome = "error"
+    try:
+        outcome = pump(proc, capture, cancel, deadline)
+    finally:
+        kill_tree(proc, run_id)
+        try:
+            drain(proc, capture)
+        finally:
+            assert proc.stdout is not None
+            proc.stdout.close()
+            capture.close()
+    return outcome
+

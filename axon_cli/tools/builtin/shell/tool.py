@@ -33,8 +33,8 @@ from axon_cli.tools.builtin.shell.background import background_specs, start_job
 from axon_cli.tools.builtin.shell.capture import StreamCapture
 from axon_cli.tools.builtin.shell.hints import BACKGROUND_HINT, background_note, looks_long_running
 from axon_cli.tools.builtin.shell.notes import missing_path_note
-from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, kill_tree, shell_path
-from axon_cli.tools.builtin.shell.pump import drain, pump, widen_pipe
+from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, shell_path
+from axon_cli.tools.builtin.shell.pump import run_to_end, widen_pipe
 from axon_cli.tools.calls import CallFacts
 from axon_cli.tools.schema import model_schema
 from axon_cli.tools.spec import CallEnv, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
@@ -125,17 +125,7 @@ def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, ti
     except OSError as e:
         raise ToolError(f"could not start the shell: {e.strerror or e}") from None
     widen_pipe(proc)
-    outcome = "error"
-    try:
-        outcome = pump(proc, capture, ctx.cancel, started + timeout)
-    finally:
-        kill_tree(proc, run_id)          # always: nothing the command started outlives the call
-        try:
-            drain(proc, capture)
-        finally:
-            assert proc.stdout is not None
-            proc.stdout.close()
-            capture.close()
+    outcome = run_to_end(proc, capture, ctx.cancel, started + timeout, run_id)   # nothing it started outlives it
     if outcome == "cancelled":
         raise Cancelled()
     out = _result(capture, proc.returncode, outcome == "timeout", timeout, time.monotonic() - started, mode,
