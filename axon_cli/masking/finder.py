@@ -9,6 +9,7 @@ installed) and the standard library (``str.find`` per anchor on the lowercased t
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +51,7 @@ class Finder:
         self.marks = list(marks)          # exact strings that set ``Hits.pem`` (a block may begin)
         self._db: Any = None
         self._db_failed = False
+        self._scratch = threading.local()   # Hyperscan scratch space serves one scan at a time
 
     # -- standard library ---------------------------------------------------------------------
     def find(self, text: str, low: str) -> Hits:
@@ -91,7 +93,7 @@ class Finder:
             return None
         stop = len(raw) if stop is None else stop
         found: list[tuple[int, int]] = []
-        db.scan(memoryview(raw)[start:stop],
+        db.scan(memoryview(raw)[start:stop], scratch=self._thread_scratch(db),
                 match_event_handler=lambda id_, _from, to, _flags, _ctx: found.append((id_, to)))
         hits = Hits()
         n_anchor, n_env = len(self.anchors), len(self.env_values)
@@ -109,6 +111,16 @@ class Finder:
             else:
                 hits.non_ascii = True
         return hits
+
+    def _thread_scratch(self, db: Any) -> Any:
+        """This thread's scratch space: the database's own one is shared, and a second thread
+        scanning while the first does (a background job's reader) fails with ScratchInUseError."""
+        scratch = getattr(self._scratch, "space", None)
+        if scratch is None:
+            import hyperscan
+
+            scratch = self._scratch.space = hyperscan.Scratch(db)
+        return scratch
 
     def _database(self) -> Any:
         if self._db is not None or self._db_failed:
