@@ -90,8 +90,10 @@ class LLMClient:
                 key = "not-needed"
             import openai  # heavy: imported only when a request is made
 
-            self._client = openai.OpenAI(api_key=key, base_url=s.base_url or None,
-                                         timeout=s.request_timeout, max_retries=0)
+            from axon_cli.model import tls
+
+            self._client = openai.OpenAI(api_key=key, base_url=s.base_url or None, timeout=s.request_timeout,
+                                         max_retries=0, http_client=tls.http_client())
             from axon_cli.model import gcpause
 
             gcpause.resume()      # start-up is over (``axon run`` paused the collector until now)

@@ -30,12 +30,18 @@ def start(argv: list[str]) -> threading.Thread | None:
     if not argv or argv[0] not in ("run", "chat") or "--help" in argv or "-h" in argv:
         return None
     _import_all(SHARED_FIRST)
+    from axon_cli.model import tls
+
+    tls.expect()
     thread = threading.Thread(target=_import_sdk, name="axon-sdk-import", daemon=True)
     thread.start()
     return thread
 
 
 def _import_sdk() -> None:
+    from axon_cli.model import tls
+
+    tls.prepare()   # the client's TLS context, loaded without the GIL while both threads import (``tls.py``)
     _import_all(SDK_MODULES)
 
 
