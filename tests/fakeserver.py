@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -112,7 +113,8 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class ScriptedServer:
-    def __init__(self, script: Script | None = None, model: str = "test-model") -> None:
+    def __init__(self, script: Script | None = None, model: str = "test-model",
+                 tls: ssl.SSLContext | None = None) -> None:
         self.script: Script = list(script or [])
         self.requests: list[Recorded] = []
         self.model = model
@@ -122,6 +124,10 @@ class ScriptedServer:
         self._cond = threading.Condition(self._lock)
         self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:    # HTTPS: the handshake runs in accept(); a refused one drops that client
+            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
+            self.scheme = "https"
         # serve_forever's default 0.5 s poll is what shutdown() waits for: half a second per test
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
                                         daemon=True)
@@ -133,7 +139,7 @@ class ScriptedServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.scheme}://127.0.0.1:{self.port}/v1"
 
     def start(self) -> ScriptedServer:
         self._thread.start()
