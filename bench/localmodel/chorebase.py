@@ -123,11 +123,15 @@ def moved(final: Files, fixture: Files, renames: dict[str, str]) -> bool:
 
 def changed_exactly(final: Files, fixture: Files, changes: dict[str, str | None]) -> bool:
     """The project is the fixture with ``changes`` applied (path -> new text, None = deleted) and nothing
-    else: changed files compared line by line (trailing blanks ignored), the rest byte for byte."""
+    else: changed files compared line by line, ignoring trailing spaces and blank lines (a removed line
+    may leave a blank one); every other file byte for byte."""
     expected = {p: t for p, t in {**fixture, **changes}.items() if t is not None}
     if set(final) != set(expected):
         return False
-    return all((lines(final[p]) == lines(t)) if p in changes else final[p] == t for p, t in expected.items())
+
+    def text_lines(text: str) -> list[str]:
+        return [ln for ln in lines(text) if ln.strip()]
+    return all(text_lines(final[p]) == text_lines(t) if p in changes else final[p] == t for p, t in expected.items())
 
 
 def without_line(text: str, line: str) -> str:

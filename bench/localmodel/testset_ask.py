@@ -3,7 +3,7 @@
 Written 2026-12-02, before any tuning on it; never edit a chore to fit results (a chore found broken
 is replaced by a new one under a new name, and the change is said in the README). Themes, file names,
 identifiers and values differ from every development chore. The fixture never changes: a question is
-solved only by an answer naming the right value (and, where a look-alike sits beside it, not that one).
+solved only by an answer naming the right value; a look-alike value sits beside most of them.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from chorebase import Chore, Files, mentions, unchanged
 _README = "# {name}\n\nInternal tool, see the code.\n"
 
 
-def _ask(name: str, files: Files, task: str, accepted: tuple[str, ...], wrong: tuple[str, ...] = ()) -> Chore:
+def _ask(name: str, files: Files, task: str, accepted: tuple[str, ...], steps: int = 1) -> Chore:
     def check(final: Files, answer: str) -> bool:
-        return mentions(answer, *accepted) and not (wrong and mentions(answer, *wrong)) and unchanged(final, files)
-    return Chore(name, "ask", files, task, check)
+        return mentions(answer, *accepted) and unchanged(final, files)
+    return Chore(name, "ask", files, task, check, steps)
 
 
 def _stations_csv() -> str:
@@ -59,12 +59,11 @@ CHORES_ASK: list[Chore] = [
          {"petrel/loader.py": _PETREL_LOADER,
           "petrel.toml": '[sync]\nendpoint = "https://mirror.petrel.invalid"\npause_ms = 900\n',
           "README.md": _README.format(name="petrel")},
-         "what does the `retries` setting default to when petrel.toml doesn't set it?", ("17",),
-         ("640", "900")),
+         "what does the `retries` setting default to when petrel.toml doesn't set it?", ("17",)),
     _ask("t_ask_env_var",
          {"kestrel/paths.py": _KESTREL_PATHS, "kestrel/tilecache.py": _KESTREL_CACHE,
           "README.md": _README.format(name="kestrel")},
-         "which env var sets the cache dir?", ("KESTREL_SCRATCH_ROOT",)),
+         "which env var sets the cache dir?", ("KESTREL_SCRATCH_ROOT",), steps=2),
     _ask("t_ask_where_defined",
          {"harbor/almanac/tides.py": _TIDES,
           "harbor/almanac/moon.py": "def phase(day: int) -> float:\n    return (day % 29.53) / 29.53\n",
@@ -79,13 +78,11 @@ CHORES_ASK: list[Chore] = [
          {"Dockerfile": _DOCKERFILE, "compose.yaml": _COMPOSE,
           "wren/serve.py": "import os\n\nWORKERS = int(os.environ.get('WREN_WORKERS', '1'))\n",
           "README.md": _README.format(name="wren")},
-         "What port does the container listen on inside (the one the Dockerfile exposes)?", ("6173",),
-         ("18443",)),
+         "What port does the container listen on inside (the one the Dockerfile exposes)?", ("6173",)),
     _ask("t_ask_value_in_code",
          {"ingest/bounds.py": _INGEST_BOUNDS, "ingest/importer.py": _INGEST_IMPORTER,
           "README.md": _README.format(name="ingest")},
-         "Hey, quick one: what's the biggest batch the importer accepts? It's somwhere in the code.", ("1536",),
-         ("257",)),
+         "Hey, quick one: what's the biggest batch the importer accepts? It's somwhere in the code.", ("1536",), steps=2),
     _ask("t_ask_exit_code",
          {"hooks/pre-push": _HOOK_SH, "README.md": _README.format(name="hooks")},
          "If pushes are on hold, what exit code does the pre-push hook in hooks/ return?", ("41",)),

@@ -60,7 +60,7 @@ _FETCH = ("import sqlite3\n\n\ndef fetch_rows(db: str, table: str) -> list[tuple
 _EXPORT = ("from store.query import fetch_rows\n\n\ndef export_csv(db: str) -> str:\n"
            "    return '\\n'.join(','.join(map(str, r)) for r in fetch_rows(db, 'shipments'))\n")
 _AUDIT = ("from store.query import fetch_rows\n\n\ndef audit(db: str) -> int:\n"
-          "    # fetch_rows returns every row; fine for the audit table\n    return len(fetch_rows(db, 'audit'))\n")
+          "    return len(fetch_rows(db, 'audit'))\n")
 FILES_FETCH: Files = {"store/query.py": _FETCH, "store/export.py": _EXPORT, "store/audit.py": _AUDIT,
                       "README.md": _README.format(name="store")}
 

@@ -244,3 +244,18 @@ def test_a_test_chore_runs_and_its_record_carries_its_set(tmp_path) -> None:
     assert run["solved"] and run["set"] == "test", run
     assert data["meta"]["sets"] == {"dev": [], "test": ["t_ask_value_in_code"]}
     assert data["by_set"]["test"]["none"]["per_rep"] == [1] and "dev" not in data["by_set"]
+
+
+@pytest.mark.parametrize("chore", [c for c in lb.TEST_CHORES if c.kind in ("edit", "create", "delete", "move",
+                                                                         "multi")], ids=lambda c: c.name)
+def test_a_stray_new_file_beside_the_change_is_not_solved(chore: lb.Chore) -> None:
+    change, answer = TEST_REFERENCE[chore.name]
+    after = change(dict(chore.files))
+    assert not chore.check({**after, "scratch.bak": "leftover\n"}, answer)
+
+
+def test_a_removed_line_may_leave_a_blank_line() -> None:
+    chore = lb.BY_NAME["t_edit_remove_debug_print"]
+    blanked = _sub("webhook.py", "    print('DEBUG payload:', payload)\n", "    \n")(dict(chore.files))
+    assert chore.check(blanked, "removed")
+    assert not chore.check(_sub("webhook.py", "print('DEBUG payload:', payload)", "pass")(dict(chore.files)), "ok")
