@@ -16,7 +16,7 @@ from pathlib import Path
 Files = dict[str, str]
 Checker = Callable[[Files, str], bool]
 
-KINDS = ("ask", "edit", "create", "delete", "run")
+KINDS = ("ask", "edit", "create", "delete", "move", "multi", "run")
 SKIP_DIRS = {".git", ".axon", "__pycache__"}
 MAX_READ_BYTES = 1_000_000
 
@@ -24,7 +24,7 @@ MAX_READ_BYTES = 1_000_000
 @dataclass(frozen=True)
 class Chore:
     name: str
-    kind: str            # one of KINDS
+    kind: str            # one of KINDS (move: rename/move a file or folder; multi: one change over 2+ files)
     files: Files         # the fixture project
     task: str            # what the user types
     check: Checker       # (final files, answer) -> solved
@@ -105,3 +105,42 @@ def call_is(namespace: dict[str, object] | None, func: str, args: tuple[object, 
         return bool(fn(*args) == expected)
     except Exception:
         return False
+
+
+def renamed_paths(fixture: Files, old: str, new: str) -> dict[str, str]:
+    """Old path -> new path for moving the file ``old`` (or every file under the folder ``old``) to ``new``."""
+    if old in fixture:
+        return {old: new}
+    prefix = old.rstrip("/") + "/"
+    return {p: new.rstrip("/") + "/" + p[len(prefix):] for p in fixture if p.startswith(prefix)}
+
+
+def moved(final: Files, fixture: Files, renames: dict[str, str]) -> bool:
+    """Exactly the moves asked for: each old path gone, its new path with identical content, every other
+    fixture file unchanged and nothing else added or removed."""
+    return bool(renames) and final == {renames.get(p, p): text for p, text in fixture.items()}
+
+
+def changed_exactly(final: Files, fixture: Files, changes: dict[str, str | None]) -> bool:
+    """The project is the fixture with ``changes`` applied (path -> new text, None = deleted) and nothing
+    else: changed files compared line by line, ignoring trailing spaces and blank lines (a removed line
+    may leave a blank one); every other file byte for byte."""
+    expected = {p: t for p, t in {**fixture, **changes}.items() if t is not None}
+    if set(final) != set(expected):
+        return False
+
+    def text_lines(text: str) -> list[str]:
+        return [ln for ln in lines(text) if ln.strip()]
+    return all(text_lines(final[p]) == text_lines(t) if p in changes else final[p] == t for p, t in expected.items())
+
+
+def without_line(text: str, line: str) -> str:
+    """``text`` with the (first) line whose stripped form is ``line`` removed."""
+    rows = text.splitlines(keepends=True)
+    i = [r.strip() for r in rows].index(line)
+    return "".join(rows[:i] + rows[i + 1:])
+
+
+def renamed_word(text: str, old: str, new: str) -> str:
+    """``text`` with every whole-word ``old`` replaced by ``new`` (a rename of an identifier)."""
+    return re.sub(r"(?<![\w])" + re.escape(old) + r"(?![\w])", new, text)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from summary import format_summary, summarize, write_json
+from summary import format_report, summarize, summarize_sets, write_json
 
 
 def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     meta = {**parts[0]["meta"], "configs": list(dict.fromkeys(r["config"] for r in runs)),
             "reps": max(last_rep.values(), default=0),
             "commits": list(dict.fromkeys(r["commit"] for r in runs)), "parts": started}
-    return {"meta": meta, "runs": runs, "summary": summarize(runs, len(chores))}
+    return {"meta": meta, "runs": runs, "summary": summarize(runs, len(chores)), "by_set": summarize_sets(runs, meta)}
 
 
 def main(argv: list[str]) -> int:
@@ -55,7 +55,7 @@ def main(argv: list[str]) -> int:
         print(f"merge.py: {exc}", file=sys.stderr)
         return 1
     write_json(out, merged)
-    print(format_summary(merged["summary"], len(merged["meta"]["chores"]), f"{out} (merged)"))
+    print(format_report(merged["by_set"], merged["meta"], f"{out} (merged)"))
     return 0
 
 

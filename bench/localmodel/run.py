@@ -1,7 +1,7 @@
-"""Run the chore set against a model server with one axon, per config, N repetitions; report and save.
+"""Run a chore set (``--set dev|test|all``) against a model server with one axon, per config, N repetitions; report and save.
 
     python bench/localmodel/run.py --base-url http://127.0.0.1:8011/v1 --model qwen \
-        --config none text auto native --reps 3 --out results/after.json --axon .venv/bin/axon
+        --config none text auto native --reps 3 --out results/after.json --axon .venv/bin/axon [--set test]
 
 Each run: a fresh fixture project in a temp dir (git repo), ``.axon/config.toml`` for the config
 (``none`` = no file at all), then ``axon run --output-format json --yes --max-turns N TASK`` with
@@ -28,8 +28,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from chores import BY_NAME, CHORES, Chore, build_fixture, read_project  # noqa: E402
-from summary import format_summary, summarize, write_json  # noqa: E402
+from chores import BY_NAME, SET_OF, Chore, build_fixture, chores_of, read_project  # noqa: E402
+from summary import format_report, summarize, summarize_sets, write_json  # noqa: E402
 
 CONFIGS = ("none", "text", "auto", "native")
 
@@ -109,7 +109,8 @@ def run_one(chore: Chore, config: str, rep: int, args: argparse.Namespace, axon:
         error = f"timed out after {args.timeout:.0f} s"
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
-    return {"config": config, "rep": rep, "chore": chore.name, "kind": chore.kind, "steps": chore.steps,
+    return {"config": config, "rep": rep, "set": SET_OF[chore.name], "chore": chore.name, "kind": chore.kind,
+            "steps": chore.steps,
             "solved": solved, "turns": result.get("num_turns") if result else None, "seconds": round(seconds, 1),
             "exit_code": code, "timed_out": timed_out, "is_error": bool(result.get("is_error")) if result else None,
             "error": error, "answer": answer[:600], **({"dir": str(work)} if args.keep else {})}
@@ -144,7 +145,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--model", required=True, help="model name sent as AXON_MODEL (picks the tool prompt family)")
     p.add_argument("--config", nargs="+", choices=CONFIGS, default=["text"], help="one or more configs")
     p.add_argument("--reps", type=int, default=3)
-    p.add_argument("--only", nargs="+", choices=sorted(BY_NAME), metavar="NAME", help="run only these chores")
+    p.add_argument("--set", dest="chore_set", choices=("dev", "test", "all"), default="dev",
+                   help="the development set (default; tune on it), the frozen test set, or both")
+    p.add_argument("--only", nargs="+", choices=sorted(BY_NAME), metavar="NAME",
+                   help="run only these chores (names from either set; --set is then ignored)")
     p.add_argument("--max-turns", type=int, default=8)
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per axon run before it is killed")
     p.add_argument("--context-window", type=int, default=8192, help="the server's --n_ctx")
@@ -158,13 +162,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    chores = [BY_NAME[n] for n in args.only] if args.only else CHORES
+    chores = [BY_NAME[n] for n in args.only] if args.only else chores_of(args.chore_set)
     axon = find_axon(args.axon)
     meta = {**describe_axon(axon), "base_url": args.base_url, "model": args.model, "configs": args.config,
             "reps": args.reps, "max_turns": args.max_turns, "timeout": args.timeout,
             "context_window": args.context_window, "chores": [c.name for c in chores],
+            "set": "only" if args.only else args.chore_set,
+            "sets": {s: [c.name for c in chores if SET_OF[c.name] == s] for s in ("dev", "test")},
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    print(f"{meta['version']} ({meta.get('commit', '?')[:10]}) · {len(chores)} chores × "
+    print(f"{meta['version']} ({meta.get('commit', '?')[:10]}) · {meta['set']} set: {len(chores)} chores × "
           f"{len(args.config)} configs × {args.reps} reps", flush=True)
     runs: list[dict] = []
     scratch = Path(tempfile.mkdtemp(prefix="axon-localbench-"))
@@ -174,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                 for chore in chores:
                     r = run_one(chore, config, rep, args, axon, scratch)
                     runs.append(r)
-                    print(f"[rep {rep}/{args.reps}] {config:6} {chore.name:24} "
+                    print(f"[rep {rep}/{args.reps}] {config:6} {r['set']:4} {chore.name:26} "
                           f"{'SOLVED' if r['solved'] else 'failed':6} {r['turns'] if r['turns'] is not None else '-':>2} "
                           f"turns {r['seconds']:6.1f} s exit {r['exit_code']}"
                           + (f"  ({r['error'][:80]!r})" if r["error"] else ""), flush=True)
@@ -183,10 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
-    summary = summarize(runs, len(chores))
-    print(format_summary(summary, len(chores)))
+    summary, by_set = summarize(runs, len(chores)), summarize_sets(runs, meta)
+    print(format_report(by_set, meta))
     if args.out:
-        write_json(args.out, {"meta": meta, "runs": runs, "summary": summary})
+        write_json(args.out, {"meta": meta, "runs": runs, "summary": summary, "by_set": by_set})
         print(f"results: {args.out}")
     return 0
 

@@ -1,4 +1,5 @@
-"""Summaries of a chore run: per config, solved per repetition, mean ± spread, mean turns and time.
+"""Summaries of a chore run: per chore set and config, solved per repetition, mean ± spread, mean turns
+and time, solved by kind; with both sets, a dev | test row per config.
 
     python bench/localmodel/summary.py results/before.json results/after.json   # print saved results again
 """
@@ -44,6 +45,43 @@ def summarize(runs: list[dict[str, Any]], n_chores: int) -> dict[str, Any]:
     return out
 
 
+def set_sizes(meta: dict[str, Any]) -> dict[str, int]:
+    """How many chores of each set a run covered; a file from before the sets holds development chores."""
+    sets = meta.get("sets")
+    if not sets:
+        return {"dev": len(meta["chores"])}
+    return {name: len(members) for name, members in sets.items() if members}
+
+
+def summarize_sets(runs: list[dict[str, Any]], meta: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``summarize`` per chore set (``dev``, ``test``), each over its own runs and chore count."""
+    return {name: summarize([r for r in runs if r.get("set", "dev") == name], n)
+            for name, n in set_sizes(meta).items()}
+
+
+def format_sets_row(by_set: dict[str, dict[str, Any]], sizes: dict[str, int]) -> str:
+    """Per config, dev | test side by side (mean ± sd of n, solved per rep)."""
+    def cell(s: dict[str, Any] | None, n: int) -> str:
+        if not s:
+            return "-"
+        return f"{s['mean_solved']:.1f} ± {s['sd_solved']:.1f} of {n} ({', '.join(map(str, s['per_rep']))})"
+    rows = ["\ndev | test", "| config | dev | test |", "| --- | --- | --- |"]
+    for config in dict.fromkeys([*by_set["dev"], *by_set["test"]]):
+        rows.append(f"| {config} | {cell(by_set['dev'].get(config), sizes['dev'])} | "
+                    f"{cell(by_set['test'].get(config), sizes['test'])} |")
+    return "\n".join(rows)
+
+
+def format_report(by_set: dict[str, dict[str, Any]], meta: dict[str, Any], label: str = "") -> str:
+    """A summary per set and, when both sets are present, the dev | test rows."""
+    sizes = set_sizes(meta)
+    parts = [format_summary(summary, sizes[name], " · ".join(x for x in (label, f"{name} set") if x))
+             for name, summary in by_set.items()]
+    if "dev" in by_set and "test" in by_set:
+        parts.append(format_sets_row(by_set, sizes))
+    return "\n".join(parts)
+
+
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Write a results file whole or not at all: a temp file beside it, fsync, rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -75,11 +113,9 @@ def format_summary(summary: dict[str, Any], n_chores: int, label: str = "") -> s
 def main(paths: list[str]) -> int:
     for path in paths:
         data = json.loads(Path(path).read_text())
-        n = len(data["meta"]["chores"])
-        summary = data.get("summary") or summarize(data["runs"], n)
         meta = data["meta"]
         commits = " + ".join(c[:10] for c in meta.get("commits") or [meta.get("commit", "")])
-        print(format_summary(summary, n, f"{path}: {meta.get('version')} {commits}"))
+        print(format_report(summarize_sets(data["runs"], meta), meta, f"{path}: {meta.get('version')} {commits}"))
     return 0
 
 

@@ -98,7 +98,7 @@ def test_invented_answer_is_not_solved(tmp_path: Path, name: str) -> None:
 
 def test_chore_set_shape() -> None:
     kinds = [c.kind for c in chores.CHORES]
-    assert len(chores.CHORES) >= 26 and set(kinds) == set(chores.KINDS)
+    assert len(chores.CHORES) >= 33 and set(kinds) == set(chores.KINDS)
     assert all(kinds.count(k) >= 3 for k in chores.KINDS)
     assert all(1 <= c.steps <= 3 for c in chores.CHORES)
 
@@ -128,6 +128,27 @@ def _drop(path: str) -> Callable[[dict[str, str]], dict[str, str]]:
 
 def _same(f: dict[str, str]) -> dict[str, str]:
     return f
+
+
+def _mv(old: str, new: str) -> Callable[[dict[str, str]], dict[str, str]]:
+    """Move the file ``old`` (or every file under the folder ``old/``) to ``new``."""
+    def move(f: dict[str, str]) -> dict[str, str]:
+        if old in f:
+            return {(new if k == old else k): v for k, v in f.items()}
+        return {(new + k[len(old):] if k.startswith(old + "/") else k): v for k, v in f.items()}
+    return move
+
+
+def _all(*changes: Callable[[dict[str, str]], dict[str, str]]) -> Callable[[dict[str, str]], dict[str, str]]:
+    def apply(f: dict[str, str]) -> dict[str, str]:
+        for change in changes:
+            f = change(f)
+        return f
+    return apply
+
+
+def _everywhere(paths: tuple[str, ...], old: str, new: str) -> Callable[[dict[str, str]], dict[str, str]]:
+    return lambda f: {k: (v.replace(old, new) if k in paths else v) for k, v in f.items()}
 
 
 # A hand-made correct outcome per chore (files after, answer): every chore can be solved.
@@ -160,6 +181,14 @@ REFERENCE: dict[str, tuple[Callable[[dict[str, str]], dict[str, str]], str]] = {
     "run_tests_count": (_same, "Ran 11 tests, all OK."),
     "run_and_save": (_add("token.txt", chores_run.TOKEN + "\n"), "saved"),
     "run_check_then_fix": (_sub("app.ini", "workers = 64", "workers = 16"), "now prints OK"),
+    "move_rename_file": (_mv("draft_plan.txt", "plan.txt"), "renamed"),
+    "move_into_folder": (_mv("csvtools.py", "lib/csvtools.py"), "moved"),
+    "move_folder": (_mv("img", "images"), "renamed img/ to images/"),
+    "multi_rename_function": (_everywhere(("totals.py", "cart.py", "receipt.py"), "get_total", "compute_total"),
+                              "renamed in 3 files"),
+    "multi_constant_and_test": (_all(_sub("paging.py", "PAGE_LIMIT = 50", "PAGE_LIMIT = 75"),
+                                     _sub("test_paging.py", "(PAGE_LIMIT, 50)", "(PAGE_LIMIT, 75)")), "done"),
+    "multi_rename_config_key": (_everywhere(("mail.ini", "mailer.py"), "smtp_server", "smtp_host"), "done"),
 }
 
 
