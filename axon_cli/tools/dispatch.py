@@ -44,7 +44,6 @@ from axon_cli.tools.spec import (
     ToolOutput,
     ToolSpec,
 )
-from axon_cli.tools.suggest import suggestion
 from axon_cli.tools.tool_hooks import ToolHooks
 
 if TYPE_CHECKING:
@@ -179,6 +178,8 @@ class Dispatcher:
         if spec is not None:
             return (f"Error: tool {name!r} is deferred and not active yet. Call tool_search with a "
                     f"query for it to activate it. Active tools: {active}.")
+        from axon_cli.tools.suggest import suggestion  # the closest names: loaded for the first unknown tool
+
         return f"Error: unknown tool {name!r}. Available tools: {active}.{suggestion(name, args, self.registry)}"
 
     # -- the handler and everything after it --------------------------------------------------
