@@ -14,8 +14,8 @@ where bubblewrap works, else ``off`` with a notice), ``off``, ``read-only``, ``w
   sandbox caused a failure).
 """
 
-from axon_cli.sandbox.bwrap import PROTECTED, confine, wrap_command
-from axon_cli.sandbox.hidden import Hidden, hidden_set
+from typing import TYPE_CHECKING, Any
+
 from axon_cli.sandbox.probe import (
     CHOICES,
     MODES,
@@ -27,5 +27,20 @@ from axon_cli.sandbox.probe import (
 )
 from axon_cli.sandbox.text import EXIT_ARGUMENT, describe, explain
 
+if TYPE_CHECKING:
+    from axon_cli.sandbox.bwrap import PROTECTED, confine, wrap_command
+    from axon_cli.sandbox.hidden import Hidden, hidden_set
+
 __all__ = ["MODES", "CHOICES", "PROTECTED", "SandboxStatus", "Hidden", "wrap_command", "confine", "check_available",
            "find_bwrap", "probe_failure", "resolve", "hidden_set", "describe", "explain", "EXIT_ARGUMENT"]
+
+_LAZY = {"PROTECTED": "bwrap", "confine": "bwrap", "wrap_command": "bwrap", "Hidden": "hidden", "hidden_set": "hidden"}
+
+
+def __getattr__(name: str) -> Any:
+    """The command line's machinery (``bwrap``, ``hidden``, ``repos``, ``scan``, ``sockets``) is imported
+    when the first command is confined, not at start-up (the session needs only its status)."""
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,7 +13,6 @@ import shlex
 from pathlib import Path
 from urllib.parse import unquote
 
-from axon_cli.imaging import ImageError, is_image_file, load_image
 from axon_cli.masking import mask
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.tools.spec import ImagePart
@@ -25,6 +24,7 @@ MAX_ATTACH_BYTES = 100_000
 MAX_TURN_IMAGE_BYTES = 5_000_000      # the pictures of one turn together, as sent
 MAX_ATTACH_LINES = 2000
 _MENTION = re.compile(r"(?:^|(?<=\s))@([^\s@]+)")
+# ``imaging`` (the pictures' checks) is imported when a message names a file, not at start-up.
 
 
 def _read_capped(path: Path) -> tuple[str, str]:
@@ -44,6 +44,8 @@ def _read_capped(path: Path) -> tuple[str, str]:
 
 def attach_picture(path: Path, name: str, images: list[ImagePart]) -> str:
     """Add the picture in ``path`` to ``images``; the line for the user (why not, when it cannot be)."""
+    from axon_cli.imaging import ImageError, load_image
+
     try:
         picture = load_image(path, name)
     except ImageError as e:
@@ -69,6 +71,8 @@ def attach_mentions(text: str, root: Path, skip_sensitive: bool = False,
         path = (root / raw).resolve()
         if raw in seen or not path.is_file():
             continue
+        from axon_cli.imaging import is_image_file
+
         picture = is_image_file(path)
         if images_only and not picture:
             continue
@@ -97,6 +101,8 @@ def pasted_image(line: str, root: Path) -> Path | None:
     text = line.strip()
     if not text or "\n" in text:
         return None
+    from axon_cli.imaging import is_image_file
+
     if text.startswith("file://"):
         text = unquote(text[len("file://"):])
     candidates = [text]                      # a path with spaces pasted as it is

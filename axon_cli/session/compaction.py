@@ -27,7 +27,6 @@ from axon_cli.config import Settings
 from axon_cli.errors import LLMError
 from axon_cli.events import Compacted, EventSink, Notice
 from axon_cli.prompts import load_template
-from axon_cli.session.compaction_fallback import drop_oldest, split_point
 from axon_cli.session.compaction_text import (
     ELIDED_PREFIX,
     SUMMARY_PREFIX,
@@ -41,6 +40,7 @@ from axon_cli.session.compaction_text import (
 
 if TYPE_CHECKING:
     from axon_cli.loop.callbacks import Loop
+    from axon_cli.session.compaction_fallback import drop_oldest, split_point
 
 __all__ = ["Compactor", "CompactionResult", "elide", "split_point", "drop_oldest", "MAX_SUMMARY_ATTEMPTS"]
 
@@ -212,6 +212,8 @@ class Compactor:
 
     def _fallback(self, messages: list[dict[str, Any]], goal: int, methods: list[str]) -> list[dict[str, Any]]:
         """No summary, still too long: elide all old tool output, then drop the oldest turns."""
+        from axon_cli.session.compaction_fallback import drop_oldest
+
         messages, elided = elide(messages, goal, keep_recent=1, protect_reads=False)
         messages, dropped = drop_oldest(messages, goal, self.todos()) if approx_tokens(messages) > goal \
             else (messages, 0)
@@ -227,6 +229,8 @@ class Compactor:
 
     def _summarise(self, agent: Loop, messages: list[dict[str, Any]], focus: str | None,
                    keep_tokens: int) -> list[dict[str, Any]] | None:
+        from axon_cli.session.compaction_fallback import split_point
+
         keep = split_point(messages, keep_tokens)
         head = 1 if messages and messages[0].get("role") == "system" else 0
         old = messages[head:keep]
@@ -256,3 +260,11 @@ class Compactor:
         self.emit(Notice(message=f"could not summarise the history after {MAX_SUMMARY_ATTEMPTS} attempts "
                                  f"({error[:160]})"))
         return None
+
+
+def __getattr__(name: str) -> Any:
+    """``split_point`` and ``drop_oldest`` (re-exported) load with the first compaction, not at start-up."""
+    if name in ("split_point", "drop_oldest"):
+        from axon_cli.session import compaction_fallback
+        return getattr(compaction_fallback, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,7 @@
 """Workspace snapshots and undo: every change a turn makes — file tools and shell commands alike —
 can be taken back.
 
+- ``basics``: the error and the git lookup (the rest loads when the first snapshot is taken).
 - ``shadow``: the shadow git repository (in axon's user state dir, never the project's ``.git``).
 - ``store``: a project's snapshots and the log of turns.
 - ``ignored``: which git-ignored files a snapshot holds; the regenerable directories it leaves out.
@@ -11,8 +12,8 @@ can be taken back.
 
 from typing import TYPE_CHECKING, Any
 
+from axon_cli.snapshots.basics import SnapshotError
 from axon_cli.snapshots.checkpointer import TurnSnapshots
-from axon_cli.snapshots.shadow import SnapshotError
 from axon_cli.snapshots.store import ProjectSnapshots
 
 if TYPE_CHECKING:

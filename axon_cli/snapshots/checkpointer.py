@@ -11,8 +11,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from axon_cli.snapshots.coverage import uncovered
-from axon_cli.snapshots.shadow import SnapshotError
+from axon_cli.snapshots.basics import SnapshotError
 from axon_cli.snapshots.store import ProjectSnapshots, Record
 from axon_cli.tools.spec import Checkpointer
 
@@ -54,6 +53,8 @@ class TurnSnapshots(Checkpointer):
             self._ensure()
 
     def uncovered(self, paths: list[str]) -> dict[str, str]:
+        from axon_cli.snapshots.coverage import uncovered
+
         with self._lock:
             try:
                 self._ensure()

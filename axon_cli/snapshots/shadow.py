@@ -21,26 +21,21 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import stat
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from axon_cli.snapshots.basics import MB, SnapshotError, find_git
 from axon_cli.snapshots.modes import Stamp, build, walk
 
-__all__ = ["ShadowRepo", "SnapshotError", "Snapshot", "Entry", "blob_id", "find_git"]
+__all__ = ["ShadowRepo", "SnapshotError", "Snapshot", "Entry", "blob_id", "find_git", "MB"]
 
-MB = 1024 * 1024
 _SIZE = re.compile(rb"\n  size: ([0-9]{1,20})\t")
 ATTRIBUTES = b"* -text -filter -ident -working-tree-encoding -diff -merge\n"
 _ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES",
              "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_ALTERNATE_OBJECT_DIRECTORIES")
-
-
-class SnapshotError(Exception):
-    """git failed or is missing; the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -54,10 +49,6 @@ class Snapshot:
     tree: str
     skipped: dict[str, str] = field(default_factory=dict)   # relative path -> why it is not in the tree
     modes: str | None = None                                 # the blob of its modes (``modes.Modes``)
-
-
-def find_git() -> str | None:
-    return shutil.which("git")
 
 
 def blob_id(data: bytes) -> str:

@@ -20,10 +20,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from axon_cli.snapshots.shadow import MB, ShadowRepo, Snapshot, SnapshotError, find_git
+from axon_cli.snapshots.basics import MB, SnapshotError, find_git
 from axon_cli.state import atomic_write, user_state_dir
+
+if TYPE_CHECKING:
+    from axon_cli.snapshots.shadow import ShadowRepo, Snapshot
 
 __all__ = ["ProjectSnapshots", "Record", "MAX_RECORDS", "MAX_LISTED_FILES"]
 
@@ -50,7 +53,18 @@ class ProjectSnapshots:
         self.root = Path(os.path.realpath(root))
         self.dir = project_dir(self.root)
         self.enabled = enabled
-        self.repo = ShadowRepo(self.root, self.dir / "git", int(max_file_mb * MB), int(max_new_mb * MB))
+        self._limits = (int(max_file_mb * MB), int(max_new_mb * MB))
+        self._repo: ShadowRepo | None = None
+        self._repo_lock = threading.Lock()
+
+    @property
+    def repo(self) -> ShadowRepo:
+        """The shadow repository; its machinery (``shadow``) is imported on first use, not at start-up."""
+        with self._repo_lock:
+            if self._repo is None:
+                from axon_cli.snapshots.shadow import ShadowRepo
+                self._repo = ShadowRepo(self.root, self.dir / "git", *self._limits)
+            return self._repo
 
     @classmethod
     def for_settings(cls, root: Path, settings: Any) -> ProjectSnapshots:

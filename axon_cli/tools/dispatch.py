@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -34,7 +34,6 @@ from axon_cli.permissions.base import AllowAll, Decision, PermissionPolicy
 from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.calls import CallFacts, ToolCall, prepared
 from axon_cli.tools.gate import PermissionGate
-from axon_cli.tools.governance import govern
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import (
     CallEnv,
@@ -45,9 +44,10 @@ from axon_cli.tools.spec import (
     ToolOutput,
     ToolSpec,
 )
-from axon_cli.tools.suggest import suggestion
 from axon_cli.tools.tool_hooks import ToolHooks
-from axon_cli.tools.validation import format_validation_error
+
+if TYPE_CHECKING:
+    from axon_cli.tools.validation import format_validation_error
 
 __all__ = ["ToolCall", "CallResult", "Prepared", "Dispatcher", "format_validation_error"]
 
@@ -145,6 +145,8 @@ class Dispatcher:
             try:
                 spec.input_model.model_validate(args)
             except ValidationError as e:
+                from axon_cli.tools.validation import format_validation_error
+
                 self._begin(call, args, "")
                 return self._fail(call, started, format_validation_error(spec.name, e, spec.json_schema(), args),
                                   args)
@@ -176,6 +178,8 @@ class Dispatcher:
         if spec is not None:
             return (f"Error: tool {name!r} is deferred and not active yet. Call tool_search with a "
                     f"query for it to activate it. Active tools: {active}.")
+        from axon_cli.tools.suggest import suggestion  # the closest names: loaded for the first unknown tool
+
         return f"Error: unknown tool {name!r}. Available tools: {active}.{suggestion(name, args, self.registry)}"
 
     # -- the handler and everything after it --------------------------------------------------
@@ -257,6 +261,8 @@ class Dispatcher:
             self._ended.add(call.id)
         text = self.mask(output.text)
         limit = spec.max_result_chars if spec else 50_000
+        from axon_cli.tools.governance import govern  # truncation and spill: loaded with the first result
+
         try:
             governed = govern(text, limit, self.ctx.state_dir, call.name, output.spill_path)
         except OSError as e:
@@ -325,3 +331,11 @@ class Dispatcher:
 
 def _as_output(value: ToolOutput | str) -> ToolOutput:
     return value if isinstance(value, ToolOutput) else ToolOutput(str(value))
+
+
+def __getattr__(name: str) -> Any:
+    """``format_validation_error`` (re-exported) is imported when first asked for, not at start-up."""
+    if name == "format_validation_error":
+        from axon_cli.tools.validation import format_validation_error
+        return format_validation_error
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

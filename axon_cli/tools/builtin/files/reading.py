@@ -16,9 +16,8 @@ from axon_cli.tools.builtin.files.buffers import record_buffer
 from axon_cli.tools.builtin.files.fileio import BINARY_SNIFF, is_binary, record_state
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput
 
-__all__ = ["read_numbered", "read_image", "ReadResult", "missing_file_message", "MAX_LINES", "MAX_LINE_CHARS"]
+__all__ = ["read_numbered", "read_image", "ReadResult", "missing_file_message", "MAX_LINE_CHARS"]
 
-MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 80_000
 _LINE_BYTES = MAX_LINE_CHARS * 4 + 4          # enough bytes for MAX_LINE_CHARS UTF-8 characters

@@ -15,26 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from axon_cli.tools.builtin.files.buffers import read_buffer, write_buffer
-from axon_cli.tools.builtin.files.diag_command import after_edit, before_edit
-from axon_cli.tools.builtin.files.fileio import (
-    MAX_EDIT_BYTES,
-    UNREAD_EDITS,
-    TextFile,
-    check_fresh,
-    decode_bytes,
-    diff_counts,
-    is_binary,
-    unified_diff,
-    write_text_file,
-)
-from axon_cli.tools.builtin.files.matching import find_spans, restyle
-from axon_cli.tools.builtin.files.reading import MAX_LINES, missing_file_message, read_image, read_numbered
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
 
 if TYPE_CHECKING:
     from axon_cli.sandbox import SandboxStatus
+    from axon_cli.tools.builtin.files.fileio import TextFile
 
+# The machinery (buffers, fileio, matching, reading, diag_command) is imported when a file tool runs.
+
+MAX_LINES = 2000        # lines one read_file call shows at most
 NESTED_INSTRUCTIONS = "nested_instructions"   # ctx.extra: the session's tracker of nested AGENTS.md/CLAUDE.md
 
 __all__ = ["TOOLS", "build_tools", "ReadFileInput", "WriteFileInput", "EditFileInput", "plan_edit", "plan_write"]
@@ -72,6 +61,9 @@ class Plan:
 
 
 def _existing_file(ctx: ToolContext, path: Path) -> tuple[TextFile, bytes]:
+    from axon_cli.tools.builtin.files.buffers import read_buffer
+    from axon_cli.tools.builtin.files.fileio import MAX_EDIT_BYTES, decode_bytes, is_binary
+
     rel = ctx.relative(path)
     if path.is_dir():
         raise ToolError(f"{rel} is a directory: use list_files to see its contents")
@@ -105,6 +97,10 @@ def file_name_message(rel: str) -> str:
 
 
 def plan_edit(inp: EditFileInput, ctx: ToolContext) -> Plan:
+    from axon_cli.tools.builtin.files.fileio import check_fresh
+    from axon_cli.tools.builtin.files.matching import find_spans, restyle
+    from axon_cli.tools.builtin.files.reading import missing_file_message
+
     path = ctx.resolve(inp.path)
     rel = ctx.relative(path)
     if inp.old_string.strip() in {rel, path.name, inp.path.strip()} and path.is_file() and \
@@ -153,6 +149,8 @@ def _forgiven(layer: str) -> str:
 
 
 def plan_write(inp: WriteFileInput, ctx: ToolContext) -> Plan:
+    from axon_cli.tools.builtin.files.fileio import check_fresh
+
     path = ctx.resolve(inp.path)
     rel = ctx.relative(path)
     if not path.exists():
@@ -174,6 +172,10 @@ EMPTIED = ("\n{rel} is now empty but still exists. If the task was to delete it,
 
 
 def _apply(plan: Plan, ctx: ToolContext, verb: str, status: SandboxStatus | None = None) -> ToolOutput:
+    from axon_cli.tools.builtin.files.buffers import write_buffer
+    from axon_cli.tools.builtin.files.diag_command import after_edit, before_edit
+    from axon_cli.tools.builtin.files.fileio import diff_counts, unified_diff, write_text_file
+
     ctx.check_cancelled()
     commands = before_edit(plan.path, plan.rel, plan.old_text, ctx, status)    # [diagnostics] globs
     ctx.check_cancelled()            # Ctrl-C while a check ran: the edit is not made yet
@@ -216,6 +218,8 @@ def _diagnostics(plan: Plan) -> str:
 
 def _preview(plan_fn: Any) -> Any:
     def preview(inp: Any, ctx: ToolContext) -> str:
+        from axon_cli.tools.builtin.files.fileio import unified_diff
+
         try:
             plan = plan_fn(inp, ctx)
         except (ToolError, OSError):
@@ -225,6 +229,10 @@ def _preview(plan_fn: Any) -> Any:
 
 
 def read_file(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
+    from axon_cli.tools.builtin.files.buffers import read_buffer
+    from axon_cli.tools.builtin.files.fileio import UNREAD_EDITS
+    from axon_cli.tools.builtin.files.reading import missing_file_message, read_image, read_numbered
+
     path = ctx.resolve(inp.path)
     if path.is_dir():
         raise ToolError(f"{ctx.relative(path)} is a directory: use list_files to see its contents")

@@ -11,32 +11,17 @@ import itertools
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from axon_cli.permissions.paths import sensitive_reason
-from axon_cli.textsafe import escape_surrogates
-from axon_cli.tools.builtin.search.notes import (
-    LOOSE_MAX,
-    Matching,
-    case_note,
-    definition_note,
-    file_name_note,
-    line_end_pattern,
-    loosened_how,
-    looser_lines,
-)
-from axon_cli.tools.builtin.search.ripgrep import (
-    choose_backend,
-    compile_regex,
-    file_is_binary,
-    grep_python,
-    grep_rg,
-    list_files_rg,
-)
-from axon_cli.tools.builtin.search.walk import compile_glob, walk_files
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
+
+if TYPE_CHECKING:
+    from axon_cli.tools.builtin.search.notes import Matching
+
+# The machinery (ripgrep, walk, notes) is imported when a search runs, not at start-up.
 
 __all__ = ["TOOLS", "ListFilesInput", "SearchFilesInput", "list_paths", "search", "MAX_FILES",
            "MAX_MATCHES"]
@@ -88,6 +73,8 @@ def _base(ctx: ToolContext, path: str) -> Path:
 def _glob_filter(base: Path, glob: str | None) -> Callable[[str], bool]:
     if not glob:
         return lambda _p: True
+    from axon_cli.tools.builtin.search.walk import compile_glob
+
     match = compile_glob(glob)
     root = str(base if base.is_dir() else base.parent).rstrip(os.sep) + os.sep
     if os.sep == "/":
@@ -98,11 +85,16 @@ def _glob_filter(base: Path, glob: str | None) -> Callable[[str], bool]:
 def _relative(ctx: ToolContext) -> Callable[[str], str]:
     """A fast ``ctx.relative`` for the absolute path strings the backends yield; a name that is not
     UTF-8 is shown with its bytes escaped (``bad\\xff.txt``), so every writer can encode it."""
+    from axon_cli.textsafe import escape_surrogates
+
     root = str(ctx.project_root).rstrip(os.sep) + os.sep
     return lambda p: escape_surrogates(p[len(root):] if p.startswith(root) else ctx.relative(Path(p)))
 
 
 def list_paths(ctx: ToolContext, path: str, pattern: str | None, backend: str | None = None) -> ToolOutput:
+    from axon_cli.tools.builtin.search.ripgrep import choose_backend, file_is_binary, list_files_rg
+    from axon_cli.tools.builtin.search.walk import walk_files
+
     base = _base(ctx, path)
     files: Iterable[str]
     relative = _relative(ctx)
@@ -136,6 +128,15 @@ def list_paths(ctx: ToolContext, path: str, pattern: str | None, backend: str | 
 
 
 def search(ctx: ToolContext, inp: SearchFilesInput, backend: str | None = None) -> ToolOutput:
+    from axon_cli.tools.builtin.search.notes import definition_note, line_end_pattern
+    from axon_cli.tools.builtin.search.ripgrep import (
+        choose_backend,
+        compile_regex,
+        file_is_binary,
+        grep_python,
+        grep_rg,
+    )
+
     line_end = line_end_pattern(inp.pattern)
     if line_end is not None:        # matching is line by line: a trailing \n is the end of the line
         return _with_note(search(ctx, inp.model_copy(update={"pattern": line_end}), backend),
@@ -206,6 +207,15 @@ def _nothing_found(ctx: ToolContext, inp: SearchFilesInput, base: Path, matching
                    everywhere: Matching | None, note: str) -> ToolOutput:
     """No match: what a case-insensitive search would find, else what the same search finds outside
     the glob (``everywhere``), else the lines a looser search finds."""
+    from axon_cli.tools.builtin.search.notes import (
+        LOOSE_MAX,
+        case_note,
+        definition_note,
+        file_name_note,
+        loosened_how,
+        looser_lines,
+    )
+
     where = ctx.relative(base)
     case = "" if inp.ignore_case else case_note(inp.pattern, matching)
     pattern, found, head = inp.pattern, [], ""

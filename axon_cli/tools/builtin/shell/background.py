@@ -13,13 +13,16 @@ from __future__ import annotations
 import contextlib
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from axon_cli.masking import default_masker
-from axon_cli.tools.builtin.shell.jobs import Job, JobCapture, JobTable
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
+
+if TYPE_CHECKING:
+    from axon_cli.tools.builtin.shell.jobs import Job, JobTable
+
+# The jobs' machinery (``jobs``: processes, pump, capture) is imported when the first job starts.
 
 __all__ = ["JOBS_KEY", "JOB_TOOLS", "job_table", "start_job", "background_specs", "jobs_lines", "close_jobs",
            "OUTPUT_LIMIT"]
@@ -36,6 +39,7 @@ def job_table(ctx: ToolContext, create: bool = True) -> JobTable | None:
     with _TABLE_LOCK:
         table = ctx.extra.get(JOBS_KEY)
         if table is None and create:
+            from axon_cli.tools.builtin.shell.jobs import JobTable
             table = ctx.extra[JOBS_KEY] = JobTable()
         return table
 
@@ -43,6 +47,9 @@ def job_table(ctx: ToolContext, create: bool = True) -> JobTable | None:
 def close_jobs(extra: dict[str, Any]) -> None:
     """End every background job of a session (its runtime closes)."""
     table = extra.get(JOBS_KEY)
+    if table is None:                       # no job ever started: nothing to load or end
+        return
+    from axon_cli.tools.builtin.shell.jobs import JobTable
     if isinstance(table, JobTable):
         table.close()
 
@@ -51,6 +58,9 @@ def start_job(command: str, argv: list[str], env: dict[str, str], run_id: str, c
               stack: contextlib.ExitStack, sandbox_note: str) -> ToolOutput:
     """Start ``argv`` (the prepared, maybe sandboxed, shell) as a background job; the result says how
     to follow it."""
+    from axon_cli.masking import default_masker
+    from axon_cli.tools.builtin.shell.jobs import JobCapture
+
     table = job_table(ctx)
     assert table is not None
     capture = JobCapture(OUTPUT_LIMIT, ctx.state_dir, "bash", default_masker())
@@ -112,6 +122,11 @@ def kill_shell(inp: KillShellInput, ctx: ToolContext) -> ToolOutput:
 def jobs_lines(extra: dict[str, Any]) -> list[str]:
     """One line per background job of the session (``/jobs``)."""
     table = extra.get(JOBS_KEY)
+    if table is None:
+        return []
+    from axon_cli.masking import default_masker
+    from axon_cli.tools.builtin.shell.jobs import JobTable
+
     jobs: list[Job] = table.jobs() if isinstance(table, JobTable) else []
     mask = default_masker()
     return [f"{j.id}  {j.status():<16} {j.elapsed():>6.0f} s  {_short(mask(j.command))}" for j in jobs]

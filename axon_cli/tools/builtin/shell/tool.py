@@ -19,25 +19,24 @@ import signal
 import subprocess
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from axon_cli import sandbox
 from axon_cli.errors import ConfigError
-from axon_cli.masking import default_masker
 from axon_cli.permissions.modes import CHANGES_NOTHING
 from axon_cli.sandbox import SandboxStatus
-from axon_cli.tools.builtin.shell.background import background_specs, start_job
-from axon_cli.tools.builtin.shell.capture import StreamCapture
-from axon_cli.tools.builtin.shell.hints import BACKGROUND_HINT, background_note, looks_long_running
-from axon_cli.tools.builtin.shell.notes import missing_path_note
-from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, shell_path
-from axon_cli.tools.builtin.shell.pump import run_to_end, widen_pipe
+from axon_cli.tools.builtin.shell.background import background_specs
 from axon_cli.tools.calls import CallFacts
 from axon_cli.tools.schema import model_schema
 from axon_cli.tools.spec import CallEnv, Cancelled, ToolContext, ToolError, ToolOutput, ToolSpec
+
+if TYPE_CHECKING:
+    from axon_cli.tools.builtin.shell.capture import StreamCapture
+
+# The machinery (processes, pump, capture, jobs, hints, notes) is imported when a command runs.
 
 __all__ = ["build_tools", "BashInput", "bash_spec", "run_command", "sandbox_mode", "MAX_TIMEOUT", "MAX_RESULT_CHARS",
            "SESSION_ENV_KEY"]
@@ -72,6 +71,9 @@ def run_command(command: str, ctx: ToolContext, timeout: float, status: SandboxS
     """Run ``command`` to completion (or timeout / cancellation) and build the result; ``status`` is
     the session's sandbox, ``ctx.call`` this call's permission decision. ``background``: start it as
     a job of the session (``background.start_job``) and return at once."""
+    from axon_cli.tools.builtin.shell.hints import background_note
+    from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, shell_path
+
     ctx.check_cancelled()
     run_id = uuid.uuid4().hex
     env = command_env()
@@ -91,6 +93,7 @@ def run_command(command: str, ctx: ToolContext, timeout: float, status: SandboxS
         except OSError as e:
             raise ToolError(f"could not prepare the sandbox: {e.strerror or e}") from None
         if background:           # the job holds the sandbox's mount points until it ends
+            from axon_cli.tools.builtin.shell.background import start_job
             return start_job(command, argv, env, run_id, ctx, stack.pop_all(),
                              background_note(mode, _may_leave(status, ctx.call, mode)))
         return _run(argv, env, run_id, ctx, timeout, mode, _may_leave(status, ctx.call, mode), command)
@@ -116,6 +119,12 @@ def _may_leave(status: SandboxStatus, call: CallEnv, mode: str) -> bool:
 
 def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, timeout: float,
          mode: str, may_leave: bool, command: str = "") -> ToolOutput:
+    from axon_cli.masking import default_masker
+    from axon_cli.tools.builtin.shell.capture import StreamCapture
+    from axon_cli.tools.builtin.shell.hints import BACKGROUND_HINT, looks_long_running
+    from axon_cli.tools.builtin.shell.notes import missing_path_note
+    from axon_cli.tools.builtin.shell.pump import run_to_end, widen_pipe
+
     capture = StreamCapture(MAX_RESULT_CHARS - FOOTER_RESERVE, ctx.state_dir, "bash", default_masker())
     started = time.monotonic()
     try:

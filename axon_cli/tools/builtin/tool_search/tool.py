@@ -12,7 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from axon_cli.tools.builtin.tool_search.ranking import rank_tools
 from axon_cli.tools.spec import ToolCatalog, ToolContext, ToolError, ToolOutput, ToolSpec
 
 __all__ = ["TOOLS", "ToolSearchInput", "tool_search", "MAX_ACTIVATED", "RELATIVE_CUTOFF", "MIN_SCORE"]
@@ -91,6 +90,8 @@ def tool_search(inp: ToolSearchInput, ctx: ToolContext) -> ToolOutput:
         return _select(registry, query[len(SELECT):])
     if not query:
         raise ToolError("the query is empty; give keywords such as 'memory' or 'github issue'")
+    from axon_cli.tools.builtin.tool_search.ranking import rank_tools  # loaded on the first search
+
     ranked = rank_tools(query, _deferred_specs(registry))
     if not ranked or ranked[0].score < MIN_SCORE:
         return _not_found(registry, f"No deferred tool matches {query!r}.")
