@@ -14,7 +14,7 @@ from axon_cli.assembly import build_agent, model_client
 from axon_cli.config import LoadedSettings, Settings
 from axon_cli.errors import UsageError
 from axon_cli.events import Approver, Event, EventSink, Notice
-from axon_cli.extend.subagent import SessionParts
+from axon_cli.extend.session_parts import SessionParts
 from axon_cli.extend.wiring import Extensions, add_task_tool, load_extensions
 from axon_cli.loop.agent import Agent
 from axon_cli.model.llm import LLMClient
