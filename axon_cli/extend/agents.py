@@ -81,7 +81,8 @@ def load_agents(project_root: Path) -> LoadedAgents:
     out = LoadedAgents({GENERAL.name: GENERAL}, problems)
     if not files:
         return out
-    from axon_cli.prompts.frontmatter import FrontMatterError   # loaded when an agent file exists
+    # loaded when an agent file exists
+    from axon_cli.prompts.frontmatter import FrontMatterError
 
     for file in files:
         if not _NAME.fullmatch(file.stem):

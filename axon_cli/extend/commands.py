@@ -91,7 +91,8 @@ class LoadedCommands:
 def _parse(file: ExtensionFile) -> tuple[CustomCommand, list[str], str]:
     """The command, notes about its front matter, and how it widens what runs ("": not at all; it
     does if it has ``allowed-tools`` at all or a ``!`` span, as ``trust/widening.py`` counts it)."""
-    from axon_cli.extend.claude_rules import entries_of, rule_of, session_model   # loaded when a command file exists
+    # loaded when a command file exists
+    from axon_cli.extend.claude_rules import entries_of, rule_of, session_model
     from axon_cli.prompts.frontmatter import split_front_matter
     from axon_cli.prompts.shell_lines import SHELL_SPAN
 

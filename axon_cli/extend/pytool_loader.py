@@ -55,7 +55,8 @@ def _execute(file: ExtensionFile) -> types.ModuleType:
 
 
 def _specs_of(file: ExtensionFile, problems: list[str]) -> list[ToolSpec[Any]]:
-    from axon_cli.extend.function_schema import SchemaError   # loaded when a tool file exists
+    # loaded when a tool file exists
+    from axon_cli.extend.function_schema import SchemaError
     from axon_cli.extend.pytools import options_of, spec_for
 
     try:

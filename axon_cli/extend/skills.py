@@ -70,7 +70,8 @@ def _shown(path: Path, project_root: Path, project: bool) -> str:
 
 def _read(path: Path, shown: str) -> str:
     """The file's text; a ``FrontMatterError`` for a file too large, unreadable or not text."""
-    from axon_cli.prompts.frontmatter import FrontMatterError   # loaded when a skill file exists
+    # loaded when a skill file exists
+    from axon_cli.prompts.frontmatter import FrontMatterError
 
     try:
         with open(path, "rb") as fh:

@@ -47,7 +47,8 @@ def task_spec(parts: SessionParts, agents: dict[str, AgentDefinition]) -> ToolSp
         definition = agents.get(tool_input.agent or GENERAL.name)
         if definition is None:
             raise ToolError(f"unknown agent {tool_input.agent!r}; the agents are: {', '.join(agents)}")
-        from axon_cli.extend.subagent import run_subagent   # the sub-agent machinery loads when task runs
+        # the sub-agent machinery loads when task runs
+        from axon_cli.extend.subagent import run_subagent
 
         return run_subagent(parts, definition, tool_input.prompt, tool_input.description,
                             ctx.call.call_id or "task")

@@ -146,7 +146,8 @@ class _TextCalls:
         ledger = self._calls_ledger(self._registry)
         if not calls:
             return calls
-        from axon_cli.protocols.callorder import hold_blind_changes   # loaded when a text call is made
+        # loaded when a text call is made
+        from axon_cli.protocols.callorder import hold_blind_changes
 
         repeats = [c for c in calls if ledger.applied(c)]
         for call in repeats:
