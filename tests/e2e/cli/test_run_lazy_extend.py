@@ -20,7 +20,7 @@ DEFERRED = (
     "axon_cli.prompts.frontmatter", "axon_cli.prompts.shell_lines",
     "axon_cli.protocols.textcalls", "axon_cli.protocols.callshapes", "axon_cli.protocols.pyliteral",
     "axon_cli.protocols.callorder",
-    "axon_cli.mcp.session", "axon_cli.mcp.servers",
+    "axon_cli.mcp.session", "axon_cli.mcp.servers", "axon_cli.mcp.names",
     "axon_cli.reports", "axon_cli.reports.trust", "axon_cli.permissions.web",
 )
 
