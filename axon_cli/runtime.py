@@ -6,6 +6,7 @@ through events and the approver.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from axon_cli.assembly import build_agent, model_client
 from axon_cli.config import LoadedSettings, Settings
 from axon_cli.errors import UsageError
 from axon_cli.events import Approver, Event, EventSink, Notice
-from axon_cli.extend.subagent import SessionParts
+from axon_cli.extend.session_parts import SessionParts
 from axon_cli.extend.wiring import Extensions, add_task_tool, load_extensions
 from axon_cli.loop.agent import Agent
 from axon_cli.model.llm import LLMClient
@@ -22,7 +23,6 @@ from axon_cli.model.local_defaults import start_local_defaults
 from axon_cli.model.served_model import choose_served_model
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.permissions.decision_context import Containment
-from axon_cli.permissions.web import hosts_named_by
 from axon_cli.protocols.builtin import configure as configure_protocol
 from axon_cli.sandbox import SandboxStatus
 from axon_cli.sandbox import resolve as resolve_sandbox
@@ -213,7 +213,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     gathered = gather_context(project_root, Path.cwd())
     watch_diagnostics(ctx, extensions.changes)            # [diagnostics] commands: what they run
     ctx.extra[NESTED_INSTRUCTIONS] = gathered.nested    # read_file hands over AGENTS.md/CLAUDE.md below cwd
-    ctx.extra[WEB_NAMED_HOSTS] = hosts_named_by(policy)   # web_fetch: hosts whose private addresses are allowed
+    ctx.extra[WEB_NAMED_HOSTS] = _named_hosts(policy)   # web_fetch: hosts whose private addresses are allowed
     add_task_tool(extensions, SessionParts(project_root, session_id, settings, registry, policy,
                                            lambda: dispatcher.approver, extensions.hooks, llm, ctx.cancel,
                                            ctx.checkpointer, bus, gathered))
@@ -249,6 +249,15 @@ def _with_hooks(bus: EventBus, extensions: Extensions) -> EventSink:
         hooks.moments(event)
         bus(event)
     return emit
+
+
+def _named_hosts(policy: PermissionPolicy) -> Callable[[], frozenset[str]]:
+    """``permissions.web.hosts_named_by(policy)``, loaded at the first fetch."""
+    def named() -> frozenset[str]:
+        from axon_cli.permissions.web import hosts_named_by
+
+        return hosts_named_by(policy)()
+    return named
 
 
 def _containment(sandbox: SandboxStatus, checkpointer: Checkpointer) -> Containment:

@@ -20,9 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from axon_cli.extend.claude_rules import entries_of, session_model, tool_of
 from axon_cli.extend.sources import ExtensionFile, extension_files
-from axon_cli.prompts.frontmatter import FrontMatterError, split_front_matter
 
 __all__ = ["AgentDefinition", "LoadedAgents", "load_agents", "DEFAULT_TOOLS", "DEFAULT_MAX_TURNS",
            "GENERAL", "ALL_TOOLS"]
@@ -56,11 +54,16 @@ class LoadedAgents:
 def _tools(fields: dict[str, object], claude: bool) -> tuple[str, ...]:
     if "tools" not in fields:
         return ALL_TOOLS if claude else DEFAULT_TOOLS
+    from axon_cli.extend.claude_rules import entries_of, tool_of
+
     names = (tool_of(entry) or entry for entry in entries_of(fields["tools"]))
     return tuple(dict.fromkeys(names))       # an unknown name stays: the sub-agent says it is missing
 
 
 def _parse(file: ExtensionFile) -> AgentDefinition:
+    from axon_cli.extend.claude_rules import session_model
+    from axon_cli.prompts.frontmatter import FrontMatterError, split_front_matter
+
     fields, body = split_front_matter(file.data.decode("utf-8", "replace"))
     turns = fields.get("max_turns", DEFAULT_MAX_TURNS)
     if not isinstance(turns, int) or isinstance(turns, bool) or not 1 <= turns <= 500:
@@ -76,6 +79,11 @@ def _parse(file: ExtensionFile) -> AgentDefinition:
 def load_agents(project_root: Path) -> LoadedAgents:
     files, problems = extension_files(project_root, "agents", ".md", claude=True)
     out = LoadedAgents({GENERAL.name: GENERAL}, problems)
+    if not files:
+        return out
+    # loaded when an agent file exists
+    from axon_cli.prompts.frontmatter import FrontMatterError
+
     for file in files:
         if not _NAME.fullmatch(file.stem):
             out.problems.append(f"{file.shown}: {file.stem!r} is not an agent name; skipped")

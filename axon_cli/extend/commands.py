@@ -30,11 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from axon_cli.extend.claude_rules import entries_of, rule_of, session_model
 from axon_cli.extend.sources import ExtensionFile, extension_files, in_force
 from axon_cli.permissions.rules import parse_rule
-from axon_cli.prompts.frontmatter import FrontMatterError, split_front_matter
-from axon_cli.prompts.shell_lines import SHELL_SPAN
 from axon_cli.session.attach import attach_mentions
 from axon_cli.trust import TrustView
 from axon_cli.turn import UserTurn
@@ -94,6 +91,11 @@ class LoadedCommands:
 def _parse(file: ExtensionFile) -> tuple[CustomCommand, list[str], str]:
     """The command, notes about its front matter, and how it widens what runs ("": not at all; it
     does if it has ``allowed-tools`` at all or a ``!`` span, as ``trust/widening.py`` counts it)."""
+    # loaded when a command file exists
+    from axon_cli.extend.claude_rules import entries_of, rule_of, session_model
+    from axon_cli.prompts.frontmatter import split_front_matter
+    from axon_cli.prompts.shell_lines import SHELL_SPAN
+
     fields, body = split_front_matter(file.data.decode("utf-8", "replace"))
     notes = [f"{file.shown}: unknown front matter key {key!r} ignored" for key in fields if key not in KNOWN_KEYS]
     rules, dropped = [], []
@@ -115,10 +117,13 @@ def _parse(file: ExtensionFile) -> tuple[CustomCommand, list[str], str]:
 
 
 def load_commands(project_root: Path, trust: TrustView) -> LoadedCommands:
-    from axon_cli.errors import ConfigError
-
     files, problems = extension_files(project_root, "commands", ".md", claude=True, nested=True)
     out = LoadedCommands(problems=problems)
+    if not files:
+        return out
+    from axon_cli.errors import ConfigError
+    from axon_cli.prompts.frontmatter import FrontMatterError
+
     by_qualified: dict[str, CustomCommand] = {}
     for file in files:
         if not all(_NAME.fullmatch(part) for part in (*file.namespace, file.stem)):
@@ -205,6 +210,7 @@ def expand_command(command: CustomCommand, arguments: str, project_root: Path,
     found in the template itself, never in the arguments or in an output, and an ``@path`` only in
     the template and arguments. A span that may not run is an error: nothing is sent."""
     from axon_cli.errors import ConfigError
+    from axon_cli.prompts.shell_lines import SHELL_SPAN
 
     template, arguments = command.template, arguments.strip()
     words = _positional(arguments)

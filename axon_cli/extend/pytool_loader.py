@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from axon_cli.extend.function_schema import SchemaError
-from axon_cli.extend.pytools import options_of, spec_for
 from axon_cli.extend.sources import ExtensionFile, extension_files, in_force
 from axon_cli.tools.spec import ToolSpec
 from axon_cli.trust import TrustView
@@ -57,6 +55,10 @@ def _execute(file: ExtensionFile) -> types.ModuleType:
 
 
 def _specs_of(file: ExtensionFile, problems: list[str]) -> list[ToolSpec[Any]]:
+    # loaded when a tool file exists
+    from axon_cli.extend.function_schema import SchemaError
+    from axon_cli.extend.pytools import options_of, spec_for
+
     try:
         module = _execute(file)
     except KeyboardInterrupt:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from axon_cli.events import EventSink, Notice
-from axon_cli.extend.skills import Skill
+
+if TYPE_CHECKING:
+    from axon_cli.extend.skills import Skill
 
 __all__ = ["SkillGrants", "claude_rule"]
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from axon_cli.config import user_config_dir
-from axon_cli.prompts.frontmatter import FrontMatterError, as_list, read_front_matter
 from axon_cli.trust import TrustView, file_item
 
 __all__ = ["Skill", "LoadedSkills", "load_skills", "skill_dirs", "PROJECT_SKILL_DIRS", "MAX_SKILL_BYTES",
@@ -71,6 +70,9 @@ def _shown(path: Path, project_root: Path, project: bool) -> str:
 
 def _read(path: Path, shown: str) -> str:
     """The file's text; a ``FrontMatterError`` for a file too large, unreadable or not text."""
+    # loaded when a skill file exists
+    from axon_cli.prompts.frontmatter import FrontMatterError
+
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_SKILL_BYTES + 1)
@@ -88,6 +90,8 @@ def _read(path: Path, shown: str) -> str:
 
 def _parse(path: Path, shown: str, project: bool, trust: TrustView) -> Skill | None:
     """The skill in ``path`` (None: hidden from the model); ``FrontMatterError`` when broken."""
+    from axon_cli.prompts.frontmatter import FrontMatterError, read_front_matter
+
     text = _read(path, shown)
     fields, body = read_front_matter(text)
     folder = path.parent
@@ -108,6 +112,8 @@ def _parse(path: Path, shown: str, project: bool, trust: TrustView) -> Skill | N
 def _tool_list(value: object) -> list[str]:
     """``allowed-tools`` as Claude Code writes it (``Read, Grep``) or as the Agent Skills spec does
     (space-separated: ``Bash(git:*) Read``)."""
+    from axon_cli.prompts.frontmatter import as_list
+
     items = as_list(value) if isinstance(value, list) or "," in str(value or "") else \
         re.findall(r"[^\s(]+(?:\([^)]*\))?", str(value or ""))
     return [item for item in items if item]
@@ -125,6 +131,8 @@ def load_skills(project_root: Path, trust: TrustView) -> LoadedSkills:
             if not path.is_file() or len(out.skills) >= MAX_SKILLS:
                 continue
             shown = _shown(path, project_root, project)
+            from axon_cli.prompts.frontmatter import FrontMatterError
+
             try:
                 skill = _parse(path, shown, project, trust)
             except FrontMatterError as e:

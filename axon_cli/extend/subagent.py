@@ -14,50 +14,27 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
 from axon_cli.assembly import build_agent, model_client
 from axon_cli.config import Settings
-from axon_cli.events import ApprovalAnswer, ApprovalRequest, Approver, EventSink
+from axon_cli.events import ApprovalAnswer, ApprovalRequest, Approver
 from axon_cli.extend.agents import ALL_TOOLS, AgentDefinition
+from axon_cli.extend.session_parts import SessionParts
 from axon_cli.extend.subagent_progress import ProgressSink
 from axon_cli.loop.callbacks import AgentCallbacks, Loop, TurnHooks
 from axon_cli.loop.results import RunResult
 from axon_cli.model.llm import LLMClient
-from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.permissions.web import hosts_named_by
-from axon_cli.session.context import PromptContext, build_project_context, build_system_prompt, load_template
+from axon_cli.session.context import build_project_context, build_system_prompt, load_template
 from axon_cli.tools.builtin.web.tool import NAMED_HOSTS as WEB_NAMED_HOSTS
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
-from axon_cli.tools.spec import Cancelled, Checkpointer, ToolContext, ToolError, ToolOutput
-from axon_cli.tools.tool_hooks import ToolHooks
+from axon_cli.tools.spec import Cancelled, ToolContext, ToolError, ToolOutput
 from axon_cli.turn import UserTurn
 
 __all__ = ["SessionParts", "run_subagent", "EXCLUDED_TOOLS"]
 
 EXCLUDED_TOOLS = ("task", "tool_search")   # no nesting; a sub-agent's tools are all active already
-
-
-@dataclass
-class SessionParts:
-    """What every sub-agent of a session shares with it."""
-
-    project_root: Path
-    session_id: str
-    settings: Settings
-    registry: ToolRegistry
-    policy: PermissionPolicy
-    approver: Callable[[], Approver]       # the current approver (the REPL may replace it)
-    hooks: ToolHooks | None
-    llm: LLMClient
-    cancel: threading.Event
-    checkpointer: Checkpointer
-    emit: EventSink
-    gathered: PromptContext              # the environment and AGENTS.md, gathered once per session
-    usage_lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
 
 class _StopWhenCancelled(AgentCallbacks):

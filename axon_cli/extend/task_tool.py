@@ -8,13 +8,15 @@ reply run at the same time.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from axon_cli.extend.agents import GENERAL, AgentDefinition
-from axon_cli.extend.subagent import SessionParts, run_subagent
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
+
+if TYPE_CHECKING:
+    from axon_cli.extend.session_parts import SessionParts
 
 __all__ = ["TaskInput", "task_spec", "SHORT_DESCRIPTION"]
 
@@ -45,6 +47,9 @@ def task_spec(parts: SessionParts, agents: dict[str, AgentDefinition]) -> ToolSp
         definition = agents.get(tool_input.agent or GENERAL.name)
         if definition is None:
             raise ToolError(f"unknown agent {tool_input.agent!r}; the agents are: {', '.join(agents)}")
+        # the sub-agent machinery loads when task runs
+        from axon_cli.extend.subagent import run_subagent
+
         return run_subagent(parts, definition, tool_input.prompt, tool_input.description,
                             ctx.call.call_id or "task")
 

@@ -16,24 +16,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from axon_cli.config import Settings
 from axon_cli.events import Approver, EventSink
 from axon_cli.extend.agents import AgentDefinition, load_agents
 from axon_cli.extend.commands import LoadedCommands, load_commands
-from axon_cli.extend.hook_guard import HookGuard
-from axon_cli.extend.hook_runner import HookRunner
-from axon_cli.extend.hook_seams import UserHooks
 from axon_cli.extend.pytool_loader import load_python_tools
 from axon_cli.extend.skill_grants import SkillGrants
-from axon_cli.extend.skill_tool import skill_spec
-from axon_cli.extend.skills import Skill, load_skills
-from axon_cli.extend.subagent import SessionParts
+from axon_cli.extend.skills import load_skills
 from axon_cli.extend.task_tool import task_spec
-from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.trust import TrustView
 from axon_cli.trust.changes import SessionChanges
+
+if TYPE_CHECKING:
+    from axon_cli.extend.hook_seams import UserHooks
+    from axon_cli.extend.session_parts import SessionParts
+    from axon_cli.extend.skills import Skill
 
 __all__ = ["Extensions", "load_extensions", "add_task_tool"]
 
@@ -74,7 +74,12 @@ def load_extensions(settings: Settings, project_root: Path, session_id: str, reg
     commands = load_commands(project_root, trust)
     agents = load_agents(project_root)
     hooks = None
-    if any(settings.hooks.values()):
+    if any(settings.hooks.values()):        # the hook machinery loads only when hooks are configured
+        from axon_cli.extend.hook_guard import HookGuard
+        from axon_cli.extend.hook_runner import HookRunner
+        from axon_cli.extend.hook_seams import UserHooks
+        from axon_cli.tools.audit import AuditLog
+
         guard = HookGuard(project_root, [h for tables in settings.hooks.values() for h in tables], changes, emit=emit)
         runner = HookRunner({str(k): v for k, v in settings.hooks.items()}, project_root, session_id,
                             AuditLog(project_root / ".axon", session_id), guard, list(settings.sandbox_hide))
@@ -82,6 +87,8 @@ def load_extensions(settings: Settings, project_root: Path, session_id: str, reg
     skills = load_skills(project_root, trust)
     grants = SkillGrants(emit)
     if skills.skills and registry.get("skill") is None:
+        from axon_cli.extend.skill_tool import skill_spec
+
         registry.register(skill_spec(skills.skills, grants.grant))
     notices = tools.problems + commands.problems + agents.problems + skills.problems
     return Extensions(commands, agents.agents, hooks, notices, changes=changes, skills=skills.skills,

@@ -7,16 +7,31 @@ must stay light); the ``mcp`` SDK is imported only when a server starts.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from axon_cli.mcp.session import McpSession, start_mcp
+    from axon_cli.config import LoadedSettings
+    from axon_cli.mcp.session import Bus, McpSession
+    from axon_cli.tools.registry import ToolRegistry
 
 __all__ = ["start_mcp", "McpSession"]
 
 
+def start_mcp(loaded: LoadedSettings, project_root: Path, registry: ToolRegistry, bus: Bus) -> McpSession | None:
+    """``session.start_mcp``: start connecting the configured MCP servers; None when there are none,
+    and then nothing of MCP is imported (no ``mcp_servers`` setting and no ``.mcp.json``)."""
+    from axon_cli.trust.widening import MCP_JSON
+
+    if not loaded.settings.mcp_servers and not (project_root / MCP_JSON).is_file():
+        return None
+    from axon_cli.mcp import session
+
+    return session.start_mcp(loaded, project_root, registry, bus)
+
+
 def __getattr__(name: str) -> Any:
-    if name in __all__:
+    if name == "McpSession":
         from axon_cli.mcp import session
 
         return getattr(session, name)

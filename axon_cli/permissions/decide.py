@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from axon_cli.mcp.names import rule_names
 from axon_cli.permissions.base import Decision
 from axon_cli.permissions.decision_context import Containment, DecisionContext, FileProbe, Which
 from axon_cli.permissions.modes import changes_nothing, refuse_change
@@ -99,6 +98,8 @@ def _input_strings(tool_input: dict[str, Any]) -> list[str]:
 
 def _decide_other(tool: str, tool_input: dict[str, Any], read_only: bool, destructive: bool, source: str,
                   ctx: DecisionContext) -> Decision:
+    # MCP's rule names: loaded at the first decision that reads rules
+    from axon_cli.mcp.names import rule_names
     from axon_cli.permissions.rules import _bash_regex
 
     def hits(rule: Rule) -> bool:

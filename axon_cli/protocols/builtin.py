@@ -30,10 +30,8 @@ from axon_cli.model.debuglog import shown
 from axon_cli.model.endpoints import is_local_endpoint
 from axon_cli.model.llm import AssistantTurn, LLMClient
 from axon_cli.protocols.callfacts import call_key
-from axon_cli.protocols.callorder import hold_blind_changes
 from axon_cli.protocols.interface import NATIVE_HINT, TEXT_HINT, NativeProtocol, ToolProtocol
 from axon_cli.protocols.taskkind import is_change_task
-from axon_cli.protocols.textcalls import parse_text_calls
 from axon_cli.protocols.toolprompt import (
     auto_block,
     compact_tool,
@@ -60,6 +58,7 @@ SEARCH_NOTE = "Nothing was found: before you answer, take the step the note in [
 SAVED = "Saved: the file is already changed. This diff only shows the change; do not write it into the file:"
 ALREADY_DONE = ("Error: this exact {name} call was already applied successfully in this turn, so it "
                 "was not run again. If the task is done, answer the user in plain text now.")
+CALL_MARKS = ("{", "<", "&")   # every text call has one (JSON or Python braces, a tag, an HTML-escaped tag)
 REPEATED = "You made the same call{s} as in your previous reply. Do not repeat {it}: use the result{s} above."
 
 
@@ -112,6 +111,12 @@ class _TextCalls:
                     whole_only: bool = False) -> tuple[list[ToolCall], list[str]]:
         """Calls and errors; ``prose`` False: errors only when the reply held nothing but calls, and no
         fenced call among prose; ``whole_only``: calls only from such a reply or ``<tool_call>`` tags."""
+        if not any(mark in turn.content for mark in CALL_MARKS):   # no call can be in it: the parser stays unloaded
+            if "```" in turn.content:
+                log.debug("no text call recognised: the reply's JSON or code is not exactly a call")
+            return [], []
+        from axon_cli.protocols.textcalls import parse_text_calls
+
         parsed = parse_text_calls(turn.content, registry, turn.finish_reason, prose_fences=prose)
         opened = parsed.prose_from is not None or any(r.startswith("reply opens") for r in parsed.rules)
         found = [c for c, rule in zip(parsed.calls, parsed.rules, strict=True)
@@ -139,6 +144,11 @@ class _TextCalls:
         if self._registry is None:
             return calls
         ledger = self._calls_ledger(self._registry)
+        if not calls:
+            return calls
+        # loaded when a text call is made
+        from axon_cli.protocols.callorder import hold_blind_changes
+
         repeats = [c for c in calls if ledger.applied(c)]
         for call in repeats:
             ledger.refuse(call, Refusal.APPLIED)

@@ -25,10 +25,12 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     started = time.monotonic()
     approver = AutoApprover() if yes else DenyApprover()
     rt = open_session(loaded, project_root, approver, cont=cont, resume=resume)
-    from axon_cli.reports.trust import ignored_lines
+    found = loaded.trust.assess()
+    if loaded.trust.problem or found.pending:        # what the folder's files wait for
+        from axon_cli.reports.trust import ignored_lines
 
-    for line in ignored_lines(loaded.trust, loaded.trust.assess()):    # what the folder's files wait for
-        sys.stderr.write(line + "\n")
+        for line in ignored_lines(loaded.trust, found):
+            sys.stderr.write(line + "\n")
     telemetry = start_telemetry(loaded.settings.telemetry, "axon.run", __version__, _note)
     if telemetry is not None:
         rt.bus.subscribe(telemetry)
