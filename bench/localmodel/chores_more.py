@@ -19,7 +19,7 @@ FILES_HELPERS: Files = {"csvtools.py": "def split_row(row: str) -> list[str]:\n 
                         "lib/dates.py": "def iso(d) -> str:\n    return d.isoformat()\n",
                         "README.md": _README}
 FILES_IMG: Files = {"img/logo.svg": '<svg xmlns="http://www.w3.org/2000/svg"/>\n',
-                    "img/banner.txt": "banner placeholder\n", "site.html": "<h1>site</h1>\n",
+                    "img/crest.txt": "crest placeholder\n", "site.html": "<h1>site</h1>\n",
                     "README.md": _README}
 
 
