@@ -121,6 +121,15 @@ def moved(final: Files, fixture: Files, renames: dict[str, str]) -> bool:
     return bool(renames) and final == {renames.get(p, p): text for p, text in fixture.items()}
 
 
+def move_chore(name: str, files: Files, task: str, old: str, new: str) -> Chore:
+    """A ``move`` chore: ``old`` (a file, or a folder and all under it) ends up at ``new``, nothing else changes."""
+    renames = renamed_paths(files, old, new)
+
+    def check(final: Files, answer: str) -> bool:
+        return moved(final, files, renames)
+    return Chore(name, "move", files, task, check)
+
+
 def changed_exactly(final: Files, fixture: Files, changes: dict[str, str | None]) -> bool:
     """The project is the fixture with ``changes`` applied (path -> new text, None = deleted) and nothing
     else: changed files compared line by line, ignoring trailing spaces and blank lines (a removed line

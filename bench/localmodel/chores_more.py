@@ -7,7 +7,7 @@ else changed; a multi-file change only when every file that must change did, exa
 
 from __future__ import annotations
 
-from chorebase import Chore, Files, changed_exactly, moved, renamed_paths, renamed_word
+from chorebase import Chore, Files, changed_exactly, move_chore, renamed_word
 
 _README = "# demo\n\nA small project used for a chore.\n"
 
@@ -23,19 +23,11 @@ FILES_IMG: Files = {"img/logo.svg": '<svg xmlns="http://www.w3.org/2000/svg"/>\n
                     "README.md": _README}
 
 
-def _move(name: str, files: Files, task: str, old: str, new: str) -> Chore:
-    renames = renamed_paths(files, old, new)
-
-    def check(final: Files, answer: str) -> bool:
-        return moved(final, files, renames)
-    return Chore(name, "move", files, task, check)
-
-
 CHORES_MOVE: list[Chore] = [
-    _move("move_rename_file", FILES_DRAFT, "Rename draft_plan.txt to plan.txt.", "draft_plan.txt", "plan.txt"),
-    _move("move_into_folder", FILES_HELPERS, "Move csvtools.py into the lib/ folder.", "csvtools.py",
+    move_chore("move_rename_file", FILES_DRAFT, "Rename draft_plan.txt to plan.txt.", "draft_plan.txt", "plan.txt"),
+    move_chore("move_into_folder", FILES_HELPERS, "Move csvtools.py into the lib/ folder.", "csvtools.py",
           "lib/csvtools.py"),
-    _move("move_folder", FILES_IMG, "Rename the folder img to images (keep every file in it).", "img", "images"),
+    move_chore("move_folder", FILES_IMG, "Rename the folder img to images (keep every file in it).", "img", "images"),
 ]
 
 # -- multi ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ is a multi-file edit (the definition and every call site, and no file moved).
 
 from __future__ import annotations
 
-from chorebase import Chore, Files, changed_exactly, moved, renamed_paths, renamed_word
+from chorebase import Chore, Files, changed_exactly, move_chore, renamed_word
 
 _README = "# {name}\n\nNotes for whoever picks this up.\n"
 
@@ -33,23 +33,15 @@ FILES_CHANGES: Files = {"CHANGES.txt": "v2.4.0\n  - pause button\nv2.3.1\n  - cr
                         "README.md": _README.format(name="lumen")}
 
 
-def _move(name: str, files: Files, task: str, old: str, new: str) -> Chore:
-    renames = renamed_paths(files, old, new)
-
-    def check(final: Files, answer: str) -> bool:
-        return moved(final, files, renames)
-    return Chore(name, "move", files, task, check)
-
-
 CHORES_MOVE: list[Chore] = [
-    _move("t_move_rename_file", FILES_PRUNE, "rename the file scripts/cleanup_logs.py to scripts/prune_logs.py",
+    move_chore("t_move_rename_file", FILES_PRUNE, "rename the file scripts/cleanup_logs.py to scripts/prune_logs.py",
           "scripts/cleanup_logs.py", "scripts/prune_logs.py"),
-    _move("t_move_into_docs", FILES_STANDUP, "Could you move standup-notes.md into the docs folder?",
+    move_chore("t_move_into_docs", FILES_STANDUP, "Could you move standup-notes.md into the docs folder?",
           "standup-notes.md", "docs/standup-notes.md"),
-    _move("t_move_folder", FILES_SAMPLES, "Rename the samples directory to examples.", "samples", "examples"),
-    _move("t_move_typo", FILES_INI, "mvoe bittern.sample.ini into etc/", "bittern.sample.ini",
+    move_chore("t_move_folder", FILES_SAMPLES, "Rename the samples directory to examples.", "samples", "examples"),
+    move_chore("t_move_typo", FILES_INI, "mvoe bittern.sample.ini into etc/", "bittern.sample.ini",
           "etc/bittern.sample.ini"),
-    _move("t_move_extension", FILES_CHANGES, "Rename CHANGES.txt to CHANGES.md, content as is.", "CHANGES.txt",
+    move_chore("t_move_extension", FILES_CHANGES, "Rename CHANGES.txt to CHANGES.md, content as is.", "CHANGES.txt",
           "CHANGES.md"),
 ]
 
