@@ -192,11 +192,10 @@ def config_cmd(model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL,
         loaded = _settings(_project_root(), model=model, base_url=base_url, mode=mode)
         choose_served_model(loaded)      # no model set: the endpoint's only one, as a run would
         apply_local_defaults(loaded)     # what a run would use on a local endpoint
-        data = loaded.settings.model_dump()
-        for key, value in data.items():
-            if key == "api_key" and value:
-                value = value[:3] + "…" + value[-4:] if len(value) > 12 else "****"
-            typer.echo(f"{key} = {value!r}  # {loaded.source(key)}")
+        from axon_cli.reports.doctor import setting_line
+
+        for key, value in loaded.settings.model_dump().items():
+            typer.echo(setting_line(key, value, loaded.source(key)))
         for line in waiting_lines(loaded.trust.assess(), lambda item: item.source == CONFIG):
             typer.echo(line)
     _guard(body)

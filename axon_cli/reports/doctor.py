@@ -8,6 +8,7 @@ import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from axon_cli.config import KEYLESS_HINT, LoadedSettings, Settings, endpoint_needs_key
 
@@ -147,13 +148,27 @@ def config_lines(loaded: LoadedSettings) -> list[str]:
     lines = [f"config files: {files}"]
     data = loaded.settings.model_dump()
     for key in sorted(k for k in data if loaded.source(k) != "default"):
-        value = data[key]
-        if key == "api_key" and value:
-            value = "****"
-        if key == "telemetry" and value.get("headers"):      # an API key for the collector, usually
-            value = {**value, "headers": {name: "****" for name in value["headers"]}}
-        lines.append(f"  {key} = {value!r}  # {loaded.source(key)}")
+        lines.append("  " + setting_line(key, data[key], loaded.source(key), abbreviate_key=False))
     return lines
+
+
+def setting_line(key: str, value: Any, source: str, abbreviate_key: bool = True) -> str:
+    """``key = value  # source`` with what may hold a secret hidden: the API key (its ends, or
+    ****), the values of headers and MCP servers' env, then the masker over the whole line."""
+    from axon_cli.masking import mask
+
+    if key == "api_key" and value:
+        value = value[:3] + "…" + value[-4:] if abbreviate_key and len(value) > 12 else "****"
+    elif key == "telemetry" and isinstance(value, dict) and value.get("headers"):   # the collector's key
+        value = {**value, "headers": _starred(value["headers"])}
+    elif key == "mcp_servers" and isinstance(value, dict):
+        value = {name: {**server, "env": _starred(server.get("env")), "headers": _starred(server.get("headers"))}
+                 if isinstance(server, dict) else server for name, server in value.items()}
+    return mask(f"{key} = {value!r}  # {source}")
+
+
+def _starred(values: Any) -> Any:
+    return {name: "****" for name in values} if isinstance(values, dict) else values
 
 
 def run_doctor(loaded: LoadedSettings, root: Path, echo: Callable[[str], None]) -> int:

@@ -48,3 +48,24 @@ def test_doctor_says_what_failed(run_axon, project: Path) -> None:
     assert r.code == 1 and "Traceback" not in r.stderr
     assert _lines(r.stdout)["sandbox"] == ("sandbox: FAILED — sandbox 'workspace-write' needs bubblewrap: apt install "
                                            "bubblewrap (or use --sandbox off)")
+
+
+SECRETS = ("abcd1234efgh5678ijkl", "Bearer-zyx987wvu654tsr321", "q1w2e3r4t5y6u7i8o9p0", "collector-key-5f4e3d2c1b")
+
+
+def test_config_and_doctor_show_no_secret_from_the_config(run_axon, axon_env: dict[str, str]) -> None:
+    """MCP servers' env and headers and the telemetry headers carry tokens: `axon config` and
+    `axon doctor` print every setting, and none of those values may reach the terminal."""
+    user_config = Path(axon_env["XDG_CONFIG_HOME"]) / "axon" / "config.toml"
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(
+        '[mcp_servers.gh]\ncommand = "gh-mcp"\n'
+        f'env = {{ GITHUB_TOKEN = "{SECRETS[0]}", PLAIN = "{SECRETS[2]}" }}\n'
+        '[mcp_servers.web]\nurl = "https://mcp.example.invalid/v1"\n'
+        f'headers = {{ Authorization = "Bearer {SECRETS[1]}" }}\n'
+        f'[telemetry]\nheaders = {{ "x-honeycomb-team" = "{SECRETS[3]}" }}\n')
+    for command in ("config", "doctor"):
+        r = run_axon(command)
+        assert "mcp_servers" in r.stdout and "gh-mcp" in r.stdout, r.stdout + r.stderr   # the setting is shown
+        leaked = [s for s in SECRETS if s in r.stdout + r.stderr]
+        assert leaked == [], f"axon {command} printed {leaked}"
