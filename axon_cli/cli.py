@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import typer
 
 from axon_cli import __version__
-
-if TYPE_CHECKING:
-    from axon_cli.config import LoadedSettings
-    from axon_cli.trust.folder import FolderTrust
+from axon_cli.ui.command_support import fail as _fail
+from axon_cli.ui.command_support import guard as _guard
+from axon_cli.ui.command_support import load as _settings
+from axon_cli.ui.command_support import project_root as _project_root
+from axon_cli.ui.command_support import setup_logging as _setup_logging
 
 __all__ = ["app", "main"]
 
@@ -48,54 +49,6 @@ def _root(ctx: typer.Context,
         typer.echo(ctx.get_help())
 
 
-def _fail(message: str, code: int = 1) -> None:
-    sys.stderr.write(f"axon: error: {message}\n")
-    raise typer.Exit(code)
-
-
-def _project_root() -> Path:
-    from axon_cli.state import find_project_root
-
-    return find_project_root()
-
-
-def _settings(project_root: Path, trust_run: bool = False, trust: FolderTrust | None = None,
-              **flags: Any) -> LoadedSettings:
-    from axon_cli.config import load_settings
-
-    return load_settings(project_root, flags=flags, trust_run=trust_run, trust=trust)
-
-
-def _setup_logging(project_root: Path, debug: bool) -> None:
-    import logging
-    import os
-
-    root = logging.getLogger("axon")
-    root.propagate = False
-    if debug or os.environ.get("AXON_DEBUG"):
-        from axon_cli.state import ensure_state_dir
-
-        handler = logging.FileHandler(ensure_state_dir(project_root / ".axon") / "debug.log")
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-        root.addHandler(handler)
-        root.setLevel(logging.DEBUG)
-    else:
-        root.addHandler(logging.NullHandler())
-
-
-def _guard(fn: Any) -> Any:
-    """Run a command body: user errors become one line and an exit code, never a traceback."""
-    from axon_cli.errors import AxonError
-
-    try:
-        return fn()
-    except AxonError as e:
-        _fail(str(e), e.exit_code)
-    except KeyboardInterrupt:
-        sys.stderr.write("axon: interrupted\n")
-        raise typer.Exit(130) from None
-
-
 @app.command()
 def run(task: Optional[str] = typer.Argument(None, help="The task ('-' or omitted with piped stdin: read from stdin); with --command, the command's arguments."),
         model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE,
@@ -108,26 +61,13 @@ def run(task: Optional[str] = typer.Argument(None, help="The task ('-' or omitte
         command: Optional[str] = typer.Option(None, "--command", help="Run custom command NAME (.axon/commands/NAME.md or .claude/commands/NAME.md); TASK is its $ARGUMENTS."),
         debug: bool = DEBUG, trust: bool = TRUST) -> None:
     """Run one task non-interactively and print the answer."""
-    if output_format not in ("text", "json", "stream-json"):
-        _fail(f"--output-format must be text, json or stream-json (got {output_format!r})", 2)
-    if command is not None and task is None:
-        task = ""                        # a command needs no arguments
-    if task is None or task == "-":
-        if sys.stdin is None or sys.stdin.isatty():
-            _fail("no task: give TASK as an argument, or pipe it on stdin with TASK '-'", 2)
-        task = sys.stdin.read()
-    if command is None and not task.strip():
-        _fail("no task: give TASK as an argument, or pipe it on stdin with TASK '-'", 2)
-    from axon_cli.ui.run_command import run_task
+    from axon_cli.ui.run_entry import RunArgs
+    from axon_cli.ui.run_entry import run as run_args
 
-    root = _project_root()
-    _setup_logging(root, debug)
-    code = _guard(lambda: run_task(
-        _settings(root, trust_run=trust, model=model, base_url=base_url, mode=mode, sandbox=sandbox,
-                  tool_protocol=tool_protocol),
-        root, task, yes=yes, max_turns=max_turns, output_format=output_format, cont=cont, resume=resume,
-        command=command))
-    raise typer.Exit(code or 0)
+    raise typer.Exit(run_args(RunArgs(
+        task=task, model=model, base_url=base_url, mode=mode, sandbox=sandbox, tool_protocol=tool_protocol, yes=yes,
+        max_turns=max_turns, output_format=output_format, cont=cont, resume=resume, command=command, debug=debug,
+        trust=trust)))
 
 
 @app.command()

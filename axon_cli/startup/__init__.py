@@ -4,15 +4,20 @@
 holds a rendering made under the same conditions (``helpcache.py``), else typer renders it and
 the cache keeps a copy; ``axon run`` / ``axon chat`` start importing the openai SDK on a
 background thread (``preload.py``) before the CLI is even imported; ``axon run`` also pauses the
-garbage collector during start-up (``axon_cli/model/gcpause.py``) and skips the interpreter's teardown
-once everything is flushed (``finish.py``). Everything else is ``axon_cli.cli.main``.
+garbage collector during start-up (``axon_cli/model/gcpause.py``), reads its own arguments when
+they are of the common shapes (``axon_cli/ui/run_entry.py``: no typer) and skips the interpreter's
+teardown once everything is flushed (``finish.py``). Everything else is ``axon_cli.cli.main``.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, NoReturn
 
 from axon_cli import __version__
+
+if TYPE_CHECKING:
+    from axon_cli.ui.run_entry import RunArgs
 
 __all__ = ["main"]
 
@@ -40,17 +45,35 @@ def main() -> None:
 
 
 def _run_main(argv: list[str]) -> None:
-    """``axon run``: no garbage collection until the first request (``gcpause.py``), no teardown
-    after the end (``finish.py``)."""
+    """``axon run``: no garbage collection until the first request (``gcpause.py``), no typer when
+    the arguments are of the common shapes (``ui/run_entry.py``), no teardown after the end
+    (``finish.py``)."""
     from axon_cli.model import gcpause
     from axon_cli.startup import finish, preload
+    from axon_cli.ui.run_entry import parse_run_argv
 
     gcpause.pause()
     preload.start(argv)
+    args = parse_run_argv(argv[1:])
     try:
-        _cli_main()
+        if args is None:
+            _cli_main()
+        else:
+            _run_without_typer(args)
     except SystemExit as e:
         finish.exit_now(e)
+
+
+def _run_without_typer(args: RunArgs) -> NoReturn:
+    from axon_cli.ui.command_support import interrupted
+    from axon_cli.ui.run_entry import run
+
+    _escape_unencodable_output()
+    try:
+        code = run(args)
+    except KeyboardInterrupt:
+        interrupted()
+    raise SystemExit(code)
 
 
 def _cli_main() -> None:

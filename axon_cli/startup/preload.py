@@ -41,8 +41,20 @@ def start(argv: list[str]) -> threading.Thread | None:
 def _import_sdk() -> None:
     from axon_cli.model import tls
 
+    _learn_platform()
     tls.prepare()   # the client's TLS context, loaded without the GIL while both threads import (``tls.py``)
     _import_all(SDK_MODULES)
+
+
+def _learn_platform() -> None:
+    """The SDK sends the platform in its headers; on Linux ``platform.platform()`` runs ``uname -p``
+    once per process. Here that child is started while the process is small and the wait
+    overlaps the main thread's work, instead of in front of the first request."""
+    import contextlib
+    import platform
+
+    with contextlib.suppress(Exception):   # the SDK asks again and copes
+        platform.platform()
 
 
 def _import_all(names: tuple[str, ...]) -> None:

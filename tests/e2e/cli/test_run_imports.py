@@ -4,7 +4,7 @@ handlers (bash's output capture and jobs, the file tools' reading, writing and m
 searches' ripgrep and walk, tool_search's ranking), output governance and input validation, the
 sandbox's command line, the shadow repository, the compaction fallback, imaging; the hooks, Python
 tools, the skills' tool, sub-agents, front matter, the text-call parser, MCP's config and session,
-the trust report and the web permission rules. Start-up pays for every module it imports (the
+the trust report and the web permission rules; nor typer (``ui/run_entry.py`` reads the arguments). Start-up pays for every module it imports (the
 `axon run hi` row of bench/run). The real ``axon`` runs with ``-X importtime``; its stderr lists
 every module imported."""
 
@@ -65,6 +65,7 @@ def test_run_hi_does_not_load_tool_machinery(server, project: Path, axon_env: di
     assert {"axon_cli.tools.builtin.shell.tool", "axon_cli.tools.builtin.files.tool", "axon_cli.sandbox.probe",
             "axon_cli.snapshots.store", "axon_cli.session.compaction"} <= modules
     assert sorted(m for m in TOOL_MACHINERY if m in modules) == []
+    assert "typer" not in modules and "axon_cli.cli" not in modules   # `run hi` reads its own arguments
 
 
 def test_run_hi_does_not_load_extension_machinery(server, project: Path, axon_env: dict[str, str]) -> None:
