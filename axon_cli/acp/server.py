@@ -13,13 +13,17 @@ import logging
 import os
 import sys
 import threading
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from axon_cli import __version__
 from axon_cli.acp.prompt import prompt_turn
 from axon_cli.acp.runner import MainRunner
 from axon_cli.acp.session import AcpSession, open_acp_session
 from axon_cli.errors import AxonError
+from axon_cli.events import SessionStarted
+
+if TYPE_CHECKING:
+    from axon_cli.telemetry import EventRecorder, TelemetrySink
 
 __all__ = ["AxonAgent", "serve"]
 
@@ -47,6 +51,9 @@ class AxonAgent:
         self.conn: Any = None
         self.client_caps: Any = None
         self.sessions: dict[str, AcpSession] = {}
+        self.telemetry: TelemetrySink | None = None
+        self._telemetry_tried = False
+        self._recorders: list[EventRecorder] = []
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -83,8 +90,8 @@ class AxonAgent:
         from acp.schema import NewSessionResponse
 
         loop = asyncio.get_running_loop()
-        session: AcpSession = await self._on_main(lambda: open_acp_session(
-            self.conn, loop, self.client_caps, cwd, mcp_servers or [], self.trust_run))
+        session: AcpSession = await self._on_main(lambda: self._observed(open_acp_session(
+            self.conn, loop, self.client_caps, cwd, mcp_servers or [], self.trust_run)))
         self.sessions[session.session_id] = session
         return NewSessionResponse(session_id=session.session_id)
 
@@ -101,11 +108,30 @@ class AxonAgent:
             session = open_acp_session(self.conn, loop, self.client_caps, cwd, mcp_servers or [], self.trust_run,
                                        resume=session_id)
             session.replay()
-            return session
+            return self._observed(session)
 
         session: AcpSession = await self._on_main(work)
         self.sessions[session.session_id] = session
         return LoadSessionResponse()
+
+    def _observed(self, session: AcpSession) -> AcpSession:
+        """OpenTelemetry for the session, on the main thread: started with the first session's settings
+        (on through ``OTEL_*`` or its project's ``[telemetry]``), then one span tree per session."""
+        if not self._telemetry_tried:
+            self._telemetry_tried = True
+            from axon_cli.telemetry import start_telemetry
+
+            self.telemetry = start_telemetry(session.rt.loaded.settings.telemetry, "axon.session", __version__,
+                                             log.warning)
+        if self.telemetry is None:
+            return session
+        rt = session.rt
+        recorder = self.telemetry.session_sink("axon.session")
+        recorder(SessionStarted(session_id=rt.session_id, model=rt.llm.settings.model, cwd=str(session.cwd),
+                                mode=rt.policy.mode, tools=[s.name for s in rt.registry.active()]))
+        rt.bus.subscribe(recorder)
+        self._recorders.append(recorder)
+        return session
 
     def _session(self, session_id: str) -> AcpSession:
         from acp import RequestError
@@ -162,6 +188,11 @@ class AxonAgent:
             except Exception:
                 log.exception("closing session %s failed", session.session_id)
         self.sessions.clear()
+        for recorder in self._recorders:
+            recorder.close()
+        self._recorders.clear()
+        if self.telemetry is not None:
+            self.telemetry.close()          # flushed, at most the configured timeout
 
 
 async def _listen(agent: AxonAgent, protocol_out: int) -> None:

@@ -3,7 +3,8 @@
 
 A frontend calls ``start_telemetry`` once per process, subscribes the returned sink to each
 runtime's event bus and calls its ``close`` on the way out (any exit: it flushes with a short,
-bounded timeout). The core never imports this package: telemetry is one more consumer of the
+bounded timeout). ``axon acp``, which serves several sessions at once, subscribes one
+``session_sink`` per session instead (a span tree each, on the same providers). The core never imports this package: telemetry is one more consumer of the
 events. With telemetry off, nothing of OpenTelemetry is imported (start-up stays fast).
 """
 
@@ -16,13 +17,17 @@ from typing import Protocol
 from axon_cli.events import Event
 from axon_cli.telemetry.settings import INSTALL_HINT, TelemetryConfig, plan_telemetry
 
-__all__ = ["TelemetrySink", "start_telemetry", "TelemetryConfig"]
+__all__ = ["TelemetrySink", "EventRecorder", "start_telemetry", "TelemetryConfig"]
 
 
-class TelemetrySink(Protocol):
+class EventRecorder(Protocol):
     def __call__(self, event: Event) -> None: ...
 
     def close(self) -> None: ...
+
+
+class TelemetrySink(EventRecorder, Protocol):
+    def session_sink(self, root_name: str) -> EventRecorder: ...
 
 
 def start_telemetry(config: TelemetryConfig, root_name: str, version: str, warn: Callable[[str], None],

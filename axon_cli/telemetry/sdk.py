@@ -44,6 +44,11 @@ class Telemetry:
     def __call__(self, event: Event) -> None:
         self.recorder(event)
 
+    def session_sink(self, root_name: str) -> SpanRecorder:
+        """One more recorder on the same providers, for a process that serves several sessions at once
+        (``axon acp``): each session's spans make their own tree; close it when the session ends."""
+        return SpanRecorder(self.recorder.tracer, self.recorder.meter, root_name)
+
     def close(self) -> None:
         if self._closed:
             return

@@ -63,6 +63,7 @@ class SpanRecorder:
 
     def __init__(self, tracer: trace.Tracer, meter: Any, root_name: str) -> None:
         self.tracer = tracer
+        self.meter = meter
         self.root_name = root_name
         self.model = ""
         self._lock = threading.Lock()
