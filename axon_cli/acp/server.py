@@ -43,7 +43,8 @@ def _request_error(e: BaseException) -> Exception:
 
 
 class AxonAgent:
-    """The ACP Agent: initialize, session/new, session/load, session/prompt, session/cancel."""
+    """The ACP Agent: initialize, session/new, session/load, session/prompt, session/set_mode,
+    session/cancel."""
 
     def __init__(self, runner: MainRunner, trust_run: bool = False) -> None:
         self.runner = runner
@@ -93,7 +94,7 @@ class AxonAgent:
         session: AcpSession = await self._on_main(lambda: self._observed(open_acp_session(
             self.conn, loop, self.client_caps, cwd, mcp_servers or [], self.trust_run)))
         self.sessions[session.session_id] = session
-        return NewSessionResponse(session_id=session.session_id)
+        return NewSessionResponse(session_id=session.session_id, modes=session.modes())
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **kwargs: Any) -> Any:
@@ -112,7 +113,7 @@ class AxonAgent:
 
         session: AcpSession = await self._on_main(work)
         self.sessions[session.session_id] = session
-        return LoadSessionResponse()
+        return LoadSessionResponse(modes=session.modes())
 
     def _observed(self, session: AcpSession) -> AcpSession:
         """OpenTelemetry for the session, on the main thread: started with the first session's settings
@@ -157,6 +158,15 @@ class AxonAgent:
             session.busy = False
         stop = "cancelled" if session.cancel_requested else _STOP.get(result.stop_reason, "end_turn")
         return PromptResponse(stop_reason=stop)  # type: ignore[arg-type]
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> Any:
+        from acp.schema import SetSessionModeResponse
+
+        try:
+            self._session(session_id).set_mode(mode_id)
+        except AxonError as e:
+            raise _request_error(e) from None
+        return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)

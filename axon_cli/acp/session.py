@@ -83,6 +83,26 @@ class AcpSession:
     def close(self) -> None:
         self.rt.close()
 
+    def modes(self) -> Any:
+        """The permission modes as ACP session modes (the editor's mode selector), this one current."""
+        from acp.schema import SessionMode, SessionModeState
+
+        from axon_cli.permissions.modes import DESCRIPTIONS, MODES
+
+        return SessionModeState(current_mode_id=self.rt.policy.mode,
+                                available_modes=[SessionMode(id=m, name=m, description=DESCRIPTIONS[m]) for m in MODES])
+
+    def set_mode(self, mode: str) -> None:
+        """The user picked ``mode`` in the editor (as ``/mode`` in chat); the next call is decided in it,
+        also in a turn that is running. An unknown mode: ``ConfigError``."""
+        from axon_cli.permissions.modes import auto_fallback_note
+
+        self.rt.policy.set_mode(mode)
+        self.rt.loaded.settings.mode = mode  # type: ignore[assignment]   # the settings say the mode in force
+        note = auto_fallback_note(mode, getattr(self.rt.policy, "containment", None))
+        if note:
+            self.rt.bus(Notice(message=note))
+
 
 def _enter(cwd: Path) -> None:
     try:

@@ -113,7 +113,8 @@ def test_acp_session_edits_under_permission_cancels_and_loads(project: Path, ser
     async def second_process() -> str:
         async with open_axon(loaded, project, axon_env, stderr) as conn:
             await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
-            await conn.load_session(cwd=str(project), session_id=session_id, mcp_servers=[])
+            reply = await conn.load_session(cwd=str(project), session_id=session_id, mcp_servers=[])
+            assert reply.modes.current_mode_id == "default"      # the editor's mode selector starts here
             replayed = list(loaded.updates)
             done = await conn.prompt(session_id=session_id, prompt=[text_block("and now?")])
             assert done.stop_reason == "end_turn"
