@@ -261,27 +261,9 @@ def doctor() -> None:
 @app.command()
 def init() -> None:
     """Create .axon/ here with a permissions file and a .gitignore for axon's state."""
-    from axon_cli.state import atomic_write, ensure_state_dir
+    from axon_cli.reports.init import init_project
 
-    root = Path.cwd()
-    existed = (root / ".axon").is_dir()
-    state = ensure_state_dir(root / ".axon")
-    perms = state / "permissions.toml"
-    created = []
-    if not perms.exists():
-        from axon_cli.config import folder_trust
-        from axon_cli.trust.widening import PERMISSIONS
-
-        text = ('# What axon may do without asking. A rule is tool or tool(pattern); deny > ask > allow > mode.\n'
-                '# mode = "default"   # read-only | plan | default | accept-edits | auto | yolo\n'
-                'allow = []\nask = []\ndeny = ["read_file(.env*)", "bash(curl *)"]\n')
-        atomic_write(perms, text.encode())
-        _guard(lambda: folder_trust(root).keep_written(PERMISSIONS))   # what axon wrote stays trusted
-        created.append("permissions.toml")
-    if existed and not created:
-        typer.echo(f"already initialised: {state} (permissions.toml kept as it is)")
-    else:
-        typer.echo(f"initialised {state}: permissions.toml, and .gitignore keeping axon's state out of git")
+    typer.echo(_guard(lambda: init_project(Path.cwd())))
 
 
 def _bare_resume(argv: list[str]) -> list[str]:
