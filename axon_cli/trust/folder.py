@@ -15,9 +15,10 @@ from typing import Any, Literal
 from axon_cli.errors import ConfigError
 from axon_cli.loaders import load_json
 from axon_cli.state import read_toml
+from axon_cli.trust.files import extension_items
 from axon_cli.trust.items import WideningItem
 from axon_cli.trust.store import Approved, Record, TrustStore, folder_key
-from axon_cli.trust.widening import JSON_SOURCES, SOURCES, Baseline, extension_items, find, keep_trusted
+from axon_cli.trust.widening import JSON_SOURCES, SOURCES, Baseline, find, keep_trusted
 
 __all__ = ["FolderTrust", "Assessment", "Pending", "user_baseline", "read_source"]
 

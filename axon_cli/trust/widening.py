@@ -4,9 +4,8 @@ Each ``Kind`` in ``KINDS`` names one kind of widening content, the project file 
 finder that yields every item of that kind with where it sits in the file's data, so that
 ``keep_trusted`` can drop what is not trusted. A hook or MCP server is pinned to the project files
 it runs as well as to its table (``pins``: its script, a build tool's Makefile or package.json), so
-a ``git pull`` that changes the script makes it pending like a changed command line. Each ``FileKind`` in ``FILE_KINDS`` is a kind of
-whole project file that is code or grants tools (the extension loaders check those themselves with
-``TrustView.allows(file_item(...))``). Adding a kind is one entry.
+a ``git pull`` that changes the script makes it pending like a changed command line. Whole project
+files that are code or grant tools are the second list, ``files.FILE_KINDS``. Adding a kind is one entry.
 
 Narrowing content is never an item: deny and ask rules, a mode or sandbox at least as strict as the
 user's own, and every key not listed here apply whether the folder is trusted or not. A value the
@@ -26,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.permissions.modes import DEFAULT_RANK, MODES
-from axon_cli.trust.items import WideningItem, file_item, with_pins
+from axon_cli.trust.items import WideningItem, with_pins
 from axon_cli.trust.pins import diagnostics_files, hook_files, pin, server_files
 
-__all__ = ["CONFIG", "PERMISSIONS", "MCP_JSON", "CLAUDE_SETTINGS", "CLAUDE_LOCAL", "JSON_SOURCES", "SOURCES", "Baseline", "Found", "Kind", "FileKind", "KINDS",
-           "FILE_KINDS", "find", "keep_trusted", "extension_items", "allow_item", "MODE_ORDER", "SANDBOX_ORDER"]
+__all__ = ["CONFIG", "PERMISSIONS", "MCP_JSON", "CLAUDE_SETTINGS", "CLAUDE_LOCAL", "JSON_SOURCES", "SOURCES", "Baseline",
+           "Found", "Kind", "KINDS", "find", "keep_trusted", "allow_item", "MODE_ORDER", "SANDBOX_ORDER"]
 
 CONFIG = ".axon/config.toml"
 PERMISSIONS = ".axon/permissions.toml"
@@ -304,77 +303,3 @@ def keep_trusted(source: str, data: dict[str, Any], base: Baseline, allows: Call
     for where in sorted((f.where for f in pending), key=_order, reverse=True):
         _drop(kept, where)
     return kept, [f.item for f in pending]
-
-
-# -- whole files ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class FileKind:
-    kind: str
-    folder: str       # project-relative
-    pattern: str
-    widens: str
-    shows: Callable[[str, bytes], str | None]    # None: this file widens nothing
-
-
-def _tool_shows(rel: str, data: bytes) -> str | None:
-    return f"Python tool file {rel}: its code runs inside axon"
-
-
-def _command_shows(rel: str, data: bytes) -> str | None:
-    from axon_cli.prompts.frontmatter import FrontMatterError, as_list, split_front_matter
-    from axon_cli.prompts.shell_lines import SHELL_SPAN
-
-    try:   # the same reader the command loader uses, so both agree on what is a command with tools
-        front, body = split_front_matter(data.decode("utf-8", "replace"))
-    except FrontMatterError:
-        return None   # the loader reports and skips a broken file
-    spans = [m.group(1) for m in SHELL_SPAN.finditer(body)]
-    if "allowed_tools" not in front and not spans:
-        return None
-    tools = ", ".join(as_list(front.get("allowed_tools"))) or "nothing"
-    runs = f"; runs before its prompt: {', '.join(spans)}" if spans else ""
-    return f"command /{Path(rel).stem} ({rel}) lets its calls run without asking: {tools}{runs}"
-
-
-def _skill_shows(rel: str, data: bytes) -> str | None:
-    from axon_cli.prompts.frontmatter import FrontMatterError, read_front_matter
-
-    try:   # the same reader the skill loader uses
-        front, _body = read_front_matter(data.decode("utf-8", "replace"))
-    except FrontMatterError:
-        return None
-    tools = front.get("allowed_tools")
-    if not tools:
-        return None
-    shown = ", ".join(tools) if isinstance(tools, list) else str(tools)
-    return f"skill {Path(rel).parent.name} ({rel}) lets its calls run without asking: {shown}"
-
-
-FILE_KINDS: tuple[FileKind, ...] = (
-    FileKind("tool", ".axon/tools", "*.py", "each `.axon/tools/*.py`: Python code that runs inside axon",
-             _tool_shows),
-    FileKind("command", ".axon/commands", "**/*.md", "each `.axon/commands/**/*.md` whose front matter has "
-                                                     "`allowed-tools` or whose text has a `` !`cmd` `` line: "
-                                                     "tools it lets run, commands it runs", _command_shows),
-    FileKind("command", ".claude/commands", "**/*.md", "each `.claude/commands/**/*.md` (Claude Code's), "
-                                                       "the same way", _command_shows),
-    *(FileKind("skill", folder, "*/SKILL.md", f"each `{folder}/*/SKILL.md` whose front matter has "
-                                               "`allowed-tools`: tools it lets run", _skill_shows)
-      for folder in (".axon/skills", ".claude/skills", ".agents/skills")),
-)
-
-
-def extension_items(root: Path) -> list[WideningItem]:
-    """The whole-file items of the project, pinned by the exact bytes on disk."""
-    items = []
-    for kind in FILE_KINDS:
-        for path in sorted((root / kind.folder).glob(kind.pattern)):
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue
-            rel = path.relative_to(root).as_posix()
-            shows = kind.shows(rel, data)
-            if shows is not None:
-                items.append(file_item(kind.kind, rel, data, shows))
-    return items
