@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from axon_cli.config import Settings
+if TYPE_CHECKING:
+    from axon_cli.config import Settings
 
 __all__ = ["is_local_endpoint", "is_small_model", "guidance_on", "SMALL_MAX_BILLIONS", "SMALL_FAMILIES"]
 

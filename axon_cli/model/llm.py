@@ -160,12 +160,12 @@ class LLMClient:
 
         try:
             try:
-                return self._get_client().chat.completions.create(**_untransformed(params, self.null_content))
+                return _post(self._get_client(), _request_body(params, self.null_content))
             except UnicodeEncodeError:     # a lone surrogate (a model's "\ud800"): the SDK cannot encode it
                 from axon_cli.textsafe import escape_surrogates_in
 
                 params["messages"] = escape_surrogates_in(params["messages"])
-                return self._get_client().chat.completions.create(**_untransformed(params, self.null_content))
+                return _post(self._get_client(), _request_body(params, self.null_content))
         except openai.APIStatusError as e:
             if (refuses_images(self, e, params) or drop_unsupported_param(self, e, params)
                     or refuses_null_content(self, e, params)):
@@ -332,14 +332,24 @@ class LLMClient:
         return LLMError(f"HTTP {status} from the endpoint: {message}")
 
 
-def _untransformed(params: dict[str, Any], null_content: bool = True) -> dict[str, Any]:
-    """Send messages and tools as they are: they are already plain API-shaped dicts, and the SDK's
-    per-request transform walks every message (tens of ms at a few hundred messages)."""
-    raw = {k: params[k] for k in ("messages", "tools") if k in params}
-    if not null_content and "messages" in raw:
-        raw["messages"] = [{**m, "content": ""} if null_call_content(m) else m for m in raw["messages"]]
-    rest = {k: v for k, v in params.items() if k not in raw}
-    return {**rest, "messages": [], "extra_body": raw}
+def _request_body(params: dict[str, Any], null_content: bool = True) -> dict[str, Any]:
+    """The JSON body, sent as it is: messages and tools are already plain API-shaped dicts (the SDK's
+    per-request transform would walk every message, tens of ms at a few hundred messages)."""
+    if null_content or "messages" not in params:
+        return dict(params)
+    return {**params, "messages": [{**m, "content": ""} if null_call_content(m) else m for m in params["messages"]]}
+
+
+def _post(client: Any, body: dict[str, Any]) -> Any:
+    """``POST /chat/completions`` through the SDK client's public ``post``: the request, headers,
+    bearer auth, retries off, errors and the stream are the SDK's, exactly as ``chat.completions.create``
+    makes them, without importing that resource (its structured-output and pagination helpers cost
+    ``axon run`` ~25 ms of start-up on the SDK import thread, and axon uses none of them)."""
+    from openai import Stream
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    return client.post("/chat/completions", body=body, cast_to=ChatCompletion, stream=bool(body.get("stream")),
+                       stream_cls=Stream[ChatCompletionChunk], options={"security": {"bearer_auth": True}})
 
 
 def _replay(turn: AssistantTurn, on_text: Callable[[str], None] | None,

@@ -20,8 +20,8 @@ __all__ = ["start", "SDK_MODULES", "SHARED_FIRST"]
 # Shared with the CLI's own start-up: imported before the thread starts (see the module doc).
 SHARED_FIRST = ("pydantic", "pydantic.main", "pydantic.fields", "pydantic.type_adapter", "pydantic.json_schema",
                 "pydantic.functional_validators", "pydantic_core", "typing_extensions", "annotated_types")
-# The SDK and the modules its client imports lazily on the first request (chat resource, transport).
-SDK_MODULES = ("openai", "openai.resources.chat.completions.completions", "httpx2._transports.default",
+# The SDK and the modules its client imports lazily on the first request (the transport).
+SDK_MODULES = ("openai", "httpx2._transports.default",
                "httpx._transports.default")
 
 
@@ -32,10 +32,22 @@ def start(argv: list[str]) -> threading.Thread | None:
     _import_all(SHARED_FIRST)
     from axon_cli.model import tls
 
-    tls.expect()
+    tls.expect(_named_endpoint(argv))
     thread = threading.Thread(target=_import_sdk, name="axon-sdk-import", daemon=True)
     thread.start()
     return thread
+
+
+def _named_endpoint(argv: list[str]) -> str | None:
+    """The endpoint ``--base-url`` or ``OPENAI_BASE_URL`` names (a settings file may still change it)."""
+    import os
+
+    for i, arg in enumerate(argv):
+        if arg == "--base-url" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--base-url="):
+            return arg.split("=", 1)[1]
+    return os.environ.get("OPENAI_BASE_URL")
 
 
 def _import_sdk() -> None:

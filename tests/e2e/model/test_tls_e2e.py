@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import axon_command
-from tests.fakeserver import ScriptedServer, text_reply
+from tests.fakeserver import ScriptedServer, error_reply, text_reply
 
 
 def _certificate(tmp: Path, san: str) -> tuple[Path, Path]:
@@ -71,3 +71,35 @@ def test_a_trusted_certificate_for_another_host_gets_no_request(project: Path, h
         done = _run(project, {**https_env, "SSL_CERT_FILE": str(cert)}, server.url)
     assert done.returncode != 0
     assert server.requests == []
+
+
+# A plain-http local endpoint: no certificate is loaded at start (``TrustOnFirstUse``). The server
+# redirects the request to an https endpoint (the SDK follows redirects): that first TLS connection
+# must still be verified exactly as the library would.
+def _redirected_run(project: Path, env: dict[str, str], target: ScriptedServer) -> subprocess.CompletedProcess[str]:
+    moved = error_reply(307, "moved")
+    moved.headers = {"Location": f"{target.url}/chat/completions"}
+    with ScriptedServer([moved]) as plain:
+        done = _run(project, env, plain.url)
+    assert len(plain.requests) == 1          # the run did start against the plain-http endpoint
+    return done
+
+
+def test_certificates_loaded_late_still_refuse_an_untrusted_endpoint(project: Path, https_env: dict[str, str],
+                                                                     tmp_path: Path) -> None:
+    cert, key = _certificate(tmp_path, "IP:127.0.0.1")
+    with _tls_server(cert, key) as server:
+        done = _redirected_run(project, https_env, server)
+    assert done.returncode != 0
+    assert server.requests == []
+    assert "Traceback" not in done.stderr
+
+
+def test_certificates_loaded_late_honour_ssl_cert_file(project: Path, https_env: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    cert, key = _certificate(tmp_path, "IP:127.0.0.1")
+    with _tls_server(cert, key) as server:
+        done = _redirected_run(project, {**https_env, "SSL_CERT_FILE": str(cert)}, server)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "over tls\n"
+    assert len(server.requests) == 1
