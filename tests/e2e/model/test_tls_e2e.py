@@ -45,20 +45,38 @@ def _run(project: Path, env: dict[str, str], url: str) -> subprocess.CompletedPr
                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
 
 
-def test_an_untrusted_certificate_gets_no_request(project: Path, https_env: dict[str, str], tmp_path: Path) -> None:
+# ``redirected``: the run starts against a plain-http local endpoint, so no certificate is loaded at
+# start (``TrustOnFirstUse``), and that server redirects the request to the https one (the SDK follows
+# redirects): the first TLS connection must still be verified exactly as the library would.
+def _reach(project: Path, env: dict[str, str], target: ScriptedServer,
+           redirected: bool) -> subprocess.CompletedProcess[str]:
+    if not redirected:
+        return _run(project, env, target.url)
+    moved = error_reply(307, "moved")
+    moved.headers = {"Location": f"{target.url}/chat/completions"}
+    with ScriptedServer([moved]) as plain:
+        done = _run(project, env, plain.url)
+    assert len(plain.requests) == 1          # the run did start against the plain-http endpoint
+    return done
+
+
+@pytest.mark.parametrize("redirected", [False, True], ids=["direct", "redirected-from-plain-http"])
+def test_an_untrusted_certificate_gets_no_request(project: Path, https_env: dict[str, str], tmp_path: Path,
+                                                  redirected: bool) -> None:
     cert, key = _certificate(tmp_path, "IP:127.0.0.1")
     with _tls_server(cert, key) as server:
-        done = _run(project, https_env, server.url)
+        done = _reach(project, https_env, server, redirected)
     assert done.returncode != 0
     assert server.requests == []
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("redirected", [False, True], ids=["direct", "redirected-from-plain-http"])
 def test_a_certificate_trusted_through_ssl_cert_file_works(project: Path, https_env: dict[str, str],
-                                                          tmp_path: Path) -> None:
+                                                          tmp_path: Path, redirected: bool) -> None:
     cert, key = _certificate(tmp_path, "IP:127.0.0.1")
     with _tls_server(cert, key) as server:
-        done = _run(project, {**https_env, "SSL_CERT_FILE": str(cert)}, server.url)
+        done = _reach(project, {**https_env, "SSL_CERT_FILE": str(cert)}, server, redirected)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "over tls\n"
     assert len(server.requests) == 1
@@ -71,35 +89,3 @@ def test_a_trusted_certificate_for_another_host_gets_no_request(project: Path, h
         done = _run(project, {**https_env, "SSL_CERT_FILE": str(cert)}, server.url)
     assert done.returncode != 0
     assert server.requests == []
-
-
-# A plain-http local endpoint: no certificate is loaded at start (``TrustOnFirstUse``). The server
-# redirects the request to an https endpoint (the SDK follows redirects): that first TLS connection
-# must still be verified exactly as the library would.
-def _redirected_run(project: Path, env: dict[str, str], target: ScriptedServer) -> subprocess.CompletedProcess[str]:
-    moved = error_reply(307, "moved")
-    moved.headers = {"Location": f"{target.url}/chat/completions"}
-    with ScriptedServer([moved]) as plain:
-        done = _run(project, env, plain.url)
-    assert len(plain.requests) == 1          # the run did start against the plain-http endpoint
-    return done
-
-
-def test_certificates_loaded_late_still_refuse_an_untrusted_endpoint(project: Path, https_env: dict[str, str],
-                                                                     tmp_path: Path) -> None:
-    cert, key = _certificate(tmp_path, "IP:127.0.0.1")
-    with _tls_server(cert, key) as server:
-        done = _redirected_run(project, https_env, server)
-    assert done.returncode != 0
-    assert server.requests == []
-    assert "Traceback" not in done.stderr
-
-
-def test_certificates_loaded_late_honour_ssl_cert_file(project: Path, https_env: dict[str, str],
-                                                       tmp_path: Path) -> None:
-    cert, key = _certificate(tmp_path, "IP:127.0.0.1")
-    with _tls_server(cert, key) as server:
-        done = _redirected_run(project, {**https_env, "SSL_CERT_FILE": str(cert)}, server)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "over tls\n"
-    assert len(server.requests) == 1
