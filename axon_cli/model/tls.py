@@ -10,11 +10,11 @@ both threads go on importing; the client then gets it through the SDK's public
 ``DefaultHttpxClient(verify=…)``.
 
 When the endpoint the command line or ``OPENAI_BASE_URL`` names is plain ``http://`` on this machine
-or a private network (a llama.cpp or Ollama server), the run most likely never speaks TLS, so the
-certificates are not loaded at all: the context given to the client makes the real one, the same
-way, on its first TLS connection (a redirect to ``https://``, a settings file naming an ``https``
-endpoint after all), and hands that connection to it. Either way a TLS connection is verified
-exactly as the library would.
+or a private network (a llama.cpp or Ollama server; both outrank the settings files, so that is the
+endpoint), the run most likely never speaks TLS, so the certificates are not loaded at all: the
+context given to the client makes the real one, the same way, on its first TLS connection (the
+SDK follows a redirect to ``https://``), and hands that connection to it. Either way a TLS
+connection is verified exactly as the library would, so a wrong guess costs time, never checks.
 
 Nothing changes for a process that did not start the thread (ACP, tests building a client
 directly), when the SDK turns out to use another HTTP library than the one prepared, or when

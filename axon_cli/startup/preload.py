@@ -39,7 +39,8 @@ def start(argv: list[str]) -> threading.Thread | None:
 
 
 def _named_endpoint(argv: list[str]) -> str | None:
-    """The endpoint ``--base-url`` or ``OPENAI_BASE_URL`` names (a settings file may still change it)."""
+    """The endpoint ``--base-url`` or ``OPENAI_BASE_URL`` names (both outrank the settings files); only
+    a hint for ``tls.expect``: a wrong reading loads certificates later or earlier, never skips them."""
     import os
 
     for i, arg in enumerate(argv):
