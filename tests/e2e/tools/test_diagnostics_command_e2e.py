@@ -150,12 +150,14 @@ def _edit_script(server, run_axon, env, *args):  # type: ignore[no-untyped-def]
 
 def test_a_language_server_on_path_reports_what_the_edit_introduced_inside_the_sandbox(server, run_axon, project):
     env = _language_server_on_path(project.parent)
+    # the whole check (sandbox, server start, two publishes) must fit the limit on a busy machine too
+    _write(project / ".axon" / "config.toml", "diagnostics_timeout = 60\n")
     _write(project / "run.sh", "echo hi\nBAD old\n")
     r = _edit_script(server, run_axon, env)
     assert r.code == 0, r.stderr
     assert (project / "run.sh").read_text() == "BAD new\necho hi\nBAD old\n"
     result = _last_tool_result(server)
-    assert "diagnostics (language server bash-language-server)" in result
+    assert "diagnostics (language server bash-language-server)" in result, (result, r.stderr)
     assert "run.sh:1:1: bad word" in result and "1 | BAD new" in result
     assert "BAD old" not in result.split("diagnostics (")[1]
     assert (project / "ran-inside").exists()                 # it ran, in the project …
