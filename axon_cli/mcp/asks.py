@@ -80,9 +80,12 @@ def elicit_result(request: InputRequest, answer: InputAnswer) -> Any:
     return t.ElicitResult(action="accept", content=content if request.fields else None)
 
 
-def elicitation_callback(server: str, asker: Asker | None) -> Any:
+def elicitation_callback(server: str, asker_now: Callable[[], Asker | None]) -> Any:
+    """``asker_now`` is read when an elicitation arrives, not when the server connects: servers start
+    connecting before the session binds its asker, and an early connection must not decline forever."""
     async def elicit(context: Any, params: Any) -> Any:
         request = request_of(server, params)
+        asker = asker_now()
         if asker is None:
             answer = InputAnswer(action="decline", message="no one to ask")
         else:

@@ -139,7 +139,7 @@ class McpManager:
             st.scope = scope
             timer = asyncio.get_running_loop().call_later(limit, self._startup_expired, st, limit)
             try:
-                async with connect(st, self.roots, self.asker) as client:
+                async with connect(st, self.roots, lambda: self.asker) as client:
                     st.tools = await list_tools(client, st.entry)
                     st.client, st.status, st.connected_once = client, "connected", True
                     timer.cancel()

@@ -9,7 +9,7 @@ on every transport.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ __all__ = ["connect"]
 
 
 @asynccontextmanager
-async def connect(st: ServerState, roots: list[Path], asker: Asker | None) -> AsyncIterator[Any]:
+async def connect(st: ServerState, roots: list[Path], asker_now: Callable[[], Asker | None]) -> AsyncIterator[Any]:
     from mcp import Client
 
     cfg = st.entry.config
@@ -47,5 +47,5 @@ async def connect(st: ServerState, roots: list[Path], asker: Asker | None) -> As
                 headers=cfg.headers, timeout=httpx2.Timeout(30.0, read=300.0)))
             transport = streamable_http_client(cfg.url or "", http_client=http)
         client = Client(transport, mode="legacy", list_roots_callback=roots_callback(roots),
-                        elicitation_callback=elicitation_callback(st.name, asker))
+                        elicitation_callback=elicitation_callback(st.name, asker_now))
         yield await stack.enter_async_context(client)

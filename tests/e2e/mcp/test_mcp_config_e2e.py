@@ -112,6 +112,24 @@ def test_elicitation_is_asked_through_the_approver(tmp_path):
     assert asker.asked[0].source == "MCP server 'test'" and [f.name for f in asker.asked[0].fields] == ["name"]
 
 
+def test_an_asker_bound_after_the_server_connected_is_still_asked(tmp_path):
+    """Servers connect on their own thread while the session is built: the asker in force when the
+    elicitation arrives is the one asked, however early the connection was (a CI run once declined)."""
+    log = tmp_path / "log.jsonl"
+    entry = ServerEntry("test", McpServerConfig(command=sys.executable, args=[DEMO], env={"DEMO_LOG": str(log)}), "t")
+    manager = McpManager([entry], roots=[tmp_path]).start()
+    manager.wait_ready(60)                                   # connected while no asker was bound
+    assert manager.servers["test"].status == "connected"
+    session = McpSession(manager, ToolRegistry(), EventBus(), [])
+    asker = ScriptedAsker()
+    session.bind_approver(lambda: asker)
+    try:
+        out = manager.call("test", "ask_name", {}, timeout=30, cancel=threading.Event())
+    finally:
+        session.close()
+    assert out.text == "hello Ada" and len(asker.asked) == 1
+
+
 def _alive(pid: int) -> bool:
     try:
         return "zombie" not in Path(f"/proc/{pid}/status").read_text()
