@@ -2,12 +2,14 @@
 can be taken back.
 
 - ``basics``: the error and the git lookup (the rest loads when the first snapshot is taken).
-- ``shadow``: the shadow git repository (in axon's user state dir, never the project's ``.git``).
+- ``shadow``: the shadow git repository (in axon's user state dir, never the project's ``.git``);
+  ``shadow_git`` holds its git plumbing.
 - ``store``: a project's snapshots and the log of turns.
 - ``ignored``: which git-ignored files a snapshot holds; the regenerable directories it leaves out.
 - ``checkpointer``: a session's turns (snapshot before the first change, and at the end).
 - ``coverage``: which paths undo could not bring back (for the permission policy).
-- ``undo``: restoring, file by file, and refusing where someone changed a file since.
+- ``undo``: restoring, file by file, and refusing where someone changed a file since (``undo_dirs``:
+  its directory steps).
 """
 
 from typing import TYPE_CHECKING, Any

@@ -27,7 +27,7 @@ TOOL_MACHINERY = (
     "axon_cli.tools.governance", "axon_cli.tools.validation",
     "axon_cli.sandbox.bwrap", "axon_cli.sandbox.hidden", "axon_cli.sandbox.repos", "axon_cli.sandbox.scan",
     "axon_cli.sandbox.sockets",
-    "axon_cli.snapshots.shadow", "axon_cli.snapshots.modes", "axon_cli.snapshots.coverage",
+    "axon_cli.snapshots.shadow", "axon_cli.snapshots.shadow_git", "axon_cli.snapshots.modes", "axon_cli.snapshots.coverage",
     "axon_cli.session.compaction_fallback", "axon_cli.imaging",
 )
 EXTENSION_MACHINERY = (
