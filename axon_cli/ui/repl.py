@@ -14,7 +14,6 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +40,7 @@ from axon_cli.ui.plan import after_plan, ended_with_plan, prompt_fragments
 from axon_cli.ui.render import make_console, print_error, print_notice, toolbar_text
 from axon_cli.ui.slash import command_names, run_slash
 from axon_cli.ui.stream import StreamView
+from axon_cli.ui.terminal import ctrl_c_interrupts, no_echo
 
 __all__ = ["run_repl", "Repl", "open_runtime"]
 
@@ -51,43 +51,6 @@ def open_runtime(loaded: LoadedSettings, root: Path, approver: Approver, cont: b
                  resume: str | None = None) -> Runtime:
     """A runtime for a new, continued (latest) or resumed (id or unique prefix) session."""
     return open_session(loaded, root, approver, cont=cont, resume=resume)
-
-
-@contextlib.contextmanager
-def _no_echo(enabled: bool) -> Iterator[None]:
-    """Turn off the terminal's echo during a turn: an echoed ``^C`` or type-ahead would shift the
-    live region by a line and leave a stray copy behind. Ctrl-C still sends SIGINT; keys typed
-    meanwhile wait for the next prompt — canonical mode is off too, or a Ctrl-D typed while the turn
-    ends would be taken by the line discipline as an end-of-file nobody reads, and lost."""
-    if not enabled:
-        yield
-        return
-    try:
-        import termios
-
-        fd = sys.stdin.fileno()
-        saved = termios.tcgetattr(fd)
-        quiet = list(saved)
-        quiet[3] &= ~(termios.ECHO | termios.ECHOCTL | termios.ICANON)
-        termios.tcsetattr(fd, termios.TCSANOW, quiet)
-    except (ImportError, OSError, ValueError, AttributeError):
-        yield
-        return
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError, ValueError):
-            termios.tcsetattr(fd, termios.TCSANOW, saved)
-
-
-def _ctrl_c_interrupts() -> None:
-    """At a terminal Ctrl-C is the user's: a chat started with SIGINT ignored (a script's ``cmd &``
-    starts it so; ignoring survives exec, and Python then installs no KeyboardInterrupt) would let
-    a running command or answer go on to the end. Main thread only."""
-    import signal
-
-    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _warm_up() -> None:
@@ -215,7 +178,7 @@ class Repl:
     # -- the loop ---------------------------------------------------------------------------
     def loop(self) -> None:
         if self.tty:
-            _ctrl_c_interrupts()
+            ctrl_c_interrupts()
         read = self._tty_reader() if self.tty else self._plain_reader
         interrupts = 0
         while self.running:
@@ -277,7 +240,7 @@ class Repl:
         started = time.monotonic()
         result = None
         try:
-            with _no_echo(self.tty):
+            with no_echo(self.tty):
                 result = rt.agent.run(turn)
         except KeyboardInterrupt:
             rt.ctx.cancel.set()

@@ -15,11 +15,7 @@ too, so output keeps event order. ``sync`` waits until everything queued so far 
 from __future__ import annotations
 
 import contextlib
-import logging
-import queue
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -35,7 +31,6 @@ from axon_cli.events import (
     AssistantMessage,
     Compacted,
     Error,
-    Event,
     Notice,
     PermissionDecision,
     Retrying,
@@ -56,10 +51,9 @@ from axon_cli.ui.render import (
     split_committed,
     tool_label,
 )
+from axon_cli.ui.render_thread import RenderThread
 
 __all__ = ["StreamView"]
-
-log = logging.getLogger("axon.ui")
 
 
 class _Tail:
@@ -76,7 +70,7 @@ class _Tail:
             yield Segment.line()
 
 
-class StreamView:
+class StreamView(RenderThread):
     """Subscribe to ``rt.bus``; call ``pause()`` before reading the keyboard, ``end_turn()`` after."""
 
     def __init__(self, console: Console, live: bool | None = None) -> None:
@@ -94,46 +88,7 @@ class StreamView:
         self._live: Live | None = None
         self._paused = False
         self._thinking = Spinner("dots", text=Text("thinking…  (Ctrl-C to stop)", "dim"), style="cyan")
-        self._queue: queue.Queue[Event | Callable[[], None]] = queue.Queue()
-        self._thread = threading.Thread(target=self._work, daemon=True, name="axon-render")
-        self._thread.start()
-
-    # -- the render thread ------------------------------------------------------------------
-    def __call__(self, event: Event) -> None:
-        self._queue.put(event)
-
-    def _work(self) -> None:
-        while True:
-            item = self._queue.get()
-            try:
-                if isinstance(item, Event):
-                    handler = getattr(self, f"_on_{item.type}", None)
-                    if handler is not None:
-                        handler(item)
-                else:
-                    item()
-            except Exception:  # a rendering bug must never kill the output
-                log.exception("rendering failed")
-
-    def sync(self, fn: Callable[[], None] | None = None) -> None:
-        """Run ``fn`` on the render thread after everything queued so far, and wait for it."""
-        if threading.current_thread() is self._thread:
-            if fn is not None:
-                fn()
-            return
-        done = threading.Event()
-
-        def step() -> None:
-            try:
-                if fn is not None:
-                    fn()
-            finally:
-                done.set()
-
-        self._queue.put(step)
-        while not done.wait(0.05):
-            if not self._thread.is_alive():
-                return
+        super().__init__()
 
     # -- events -----------------------------------------------------------------------------
     def _on_turn_started(self, event: TurnStarted) -> None:
