@@ -7,7 +7,6 @@ through events and the approver.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +16,12 @@ from axon_cli.errors import UsageError
 from axon_cli.events import Approver, Event, EventSink, Notice
 from axon_cli.extend.session_parts import SessionParts
 from axon_cli.extend.wiring import Extensions, add_task_tool, load_extensions
-from axon_cli.loop.agent import Agent
-from axon_cli.model.llm import LLMClient
 from axon_cli.model.local_defaults import start_local_defaults
 from axon_cli.model.served_model import choose_served_model
 from axon_cli.permissions.base import PermissionPolicy
 from axon_cli.permissions.decision_context import Containment
 from axon_cli.protocols.builtin import configure as configure_protocol
+from axon_cli.runtime_session import EventBus, Runtime
 from axon_cli.sandbox import SandboxStatus
 from axon_cli.sandbox import resolve as resolve_sandbox
 from axon_cli.session.callbacks import SessionCallbacks
@@ -41,7 +39,7 @@ from axon_cli.session.transcript import (
     sessions_dir,
     unreadable_sessions,
 )
-from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, TurnSnapshots
+from axon_cli.snapshots import ProjectSnapshots, TurnSnapshots
 from axon_cli.tools.builtin.files.diag_command import watch_diagnostics
 from axon_cli.tools.builtin.shell.tool import SESSION_ENV_KEY
 from axon_cli.tools.builtin.web.tool import NAMED_HOSTS as WEB_NAMED_HOSTS
@@ -50,116 +48,6 @@ from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext
 
 __all__ = ["Runtime", "build_runtime", "open_session", "EventBus"]
-
-
-class EventBus:
-    """Fans events out to subscribers; a failing subscriber never breaks the core. Events emitted
-    before anyone subscribed (notices while the runtime is built) are kept and handed to the first
-    subscriber, so a frontend that subscribes after ``build_runtime`` still shows them."""
-
-    def __init__(self) -> None:
-        self._subscribers: list[EventSink] = []
-        self._early: list[Event] = []
-
-    def subscribe(self, sink: EventSink) -> None:
-        self._subscribers.append(sink)
-        early, self._early = self._early, []
-        for event in early:
-            self._deliver(sink, event)
-
-    def __call__(self, event: Event) -> None:
-        if not self._subscribers:
-            if len(self._early) < 200:
-                self._early.append(event)
-            return
-        for sink in list(self._subscribers):
-            self._deliver(sink, event)
-
-    @staticmethod
-    def _deliver(sink: EventSink, event: Event) -> None:
-        try:
-            sink(event)
-        except Exception:  # a frontend bug must not stop the agent
-            import logging
-
-            logging.getLogger("axon").exception("event subscriber failed")
-
-
-@dataclass
-class Runtime:
-    loaded: LoadedSettings
-    project_root: Path
-    session_id: str
-    bus: EventBus
-    registry: ToolRegistry
-    ctx: ToolContext
-    policy: PermissionPolicy
-    dispatcher: Dispatcher
-    llm: LLMClient
-    agent: Agent
-    extras: dict[str, Any] = field(default_factory=dict)
-    session: SessionCallbacks | None = None
-    extensions: Extensions = field(default_factory=Extensions)
-    sandbox: SandboxStatus | None = None
-    snapshots: ProjectSnapshots | None = None
-
-    def _callbacks(self) -> SessionCallbacks:
-        if self.session is None:
-            raise UsageError("this runtime has no session")
-        return self.session
-
-    def undo(self, count: int = 1) -> list[str]:
-        """Put back what the last ``count`` turns changed (files and shell effects alike, newest
-        first, in this project); what happened, per file. The model is told."""
-        callbacks = self._callbacks()
-        if self.snapshots is None or (why := self.snapshots.unavailable()) is not None:
-            return [f"nothing to undo: {why if self.snapshots else 'no snapshots in this session'}"]
-        from axon_cli.snapshots.undo import undo_turns
-
-        reports = undo_turns(self.snapshots, count)
-        if not reports:
-            return [NOTHING_TO_UNDO]
-        lines = [line for r in reports for line in r.lines(self.session_id)]
-        changed = [o for r in reports for o in r.outcomes if o.action != "skipped"]
-        for o in changed:
-            self.ctx.file_state.forget(self.project_root / o.path)
-        if changed:
-            note = {"role": "user", "content": "[axon: the user undid your changes of the last turn: "
-                    + "; ".join(o.line().strip() for o in changed) + ". Read files again before editing them.]"}
-            self.agent.messages.append(note)
-            callbacks.note(note)
-        return lines
-
-    def compact(self, focus: str | None = None) -> str:
-        """Summarise the history now (``/compact [focus]``); a one-line report."""
-        result = self._callbacks().compactor.compact(self.agent, manual=True, focus=focus or None)
-        return result.line() if result else "nothing to compact (the conversation is short, or the summary failed)"
-
-    def cost_text(self) -> str:
-        return self._callbacks().meter.text(self.llm.usage)
-
-    def cost_usd(self) -> float | None:
-        return self._callbacks().meter.update(self.llm.usage)
-
-    def context_tokens(self) -> int:
-        """About how many prompt tokens the next request takes (for a context gauge)."""
-        return self._callbacks().compactor.measure(self.agent)
-
-    def switch_model(self, name: str) -> None:
-        self.loaded.settings.model = name
-        self._callbacks().meta("model", model=name)
-
-    def close(self) -> None:
-        hooks = self.extensions.hooks if self.extensions is not None else None
-        if hooks is not None:
-            hooks.notify("SessionEnd", {"reason": "other"})
-        from axon_cli.tools.builtin.shell.background import close_jobs
-
-        close_jobs(self.ctx.extra)        # no background job outlives its session
-        self.agent.close()
-        mcp = self.extras.pop("mcp", None)
-        if mcp is not None:
-            mcp.close()
 
 
 def make_policy(loaded: LoadedSettings, project_root: Path, containment: Containment | None = None) -> PermissionPolicy:

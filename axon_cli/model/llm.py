@@ -25,11 +25,11 @@ from axon_cli.model.llm_http import (
     api_message,
     cause,
     dropped_connection,
-    extra_field,
     is_transport_error,
     names_streaming,
     retry_after,
 )
+from axon_cli.model.llm_replies import _NoStream, _replay, _Retryable, assemble, plain_turn
 from axon_cli.model.refusals import (
     OPTIONAL_PARAMS,
     drop_unsupported_param,
@@ -38,8 +38,7 @@ from axon_cli.model.refusals import (
     refuses_images,
     refuses_null_content,
 )
-from axon_cli.model.turns import AssistantTurn, SessionUsage, cached_tokens
-from axon_cli.tools.dispatch import ToolCall
+from axon_cli.model.turns import AssistantTurn, SessionUsage
 from axon_cli.vision import accepts_images, carries_images, without_images
 
 __all__ = ["LLMClient", "AssistantTurn", "SessionUsage", "OPTIONAL_PARAMS"]
@@ -51,16 +50,6 @@ RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 # llama-cpp-python ("Requested tokens (…) exceed context window of …"), Anthropic-style ("prompt is too long")
 _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens", "prompt is too long",
                   "context window", "n_ctx", "context size", "exceed_context", "exceeds the context")
-
-
-class _NoStream(Exception):
-    """The endpoint accepted a streaming request but streamed nothing, or said it cannot stream."""
-
-
-class _Retryable(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.retry_after = retry_after
 
 
 class LLMClient:
@@ -194,7 +183,7 @@ class LLMClient:
             if stream is None:
                 return self._stream_once(messages, tools, on_text, on_reasoning)
             try:
-                return self._assemble(stream, on_text, on_reasoning)
+                return assemble(self, stream, on_text, on_reasoning)
             finally:
                 with contextlib.suppress(Exception):
                     stream.close()
@@ -237,75 +226,11 @@ class LLMClient:
         response = self._create(params)
         if response is None:
             return self._plain_once(messages, tools, on_text, on_reasoning)
-        choices = getattr(response, "choices", None) or []
-        if not choices:
-            raise _Retryable("the non-streaming response has no choices")
-        turn = AssistantTurn(finish_reason=choices[0].finish_reason or "stop")
-        message = choices[0].message
-        turn.content = message.content or ""
-        reasoning = extra_field(message, "reasoning_content") or extra_field(message, "reasoning")
-        turn.reasoning = reasoning if isinstance(reasoning, str) else ""
-        for tc in message.tool_calls or []:
-            function = getattr(tc, "function", None)
-            turn.tool_calls.append(ToolCall(id=self.unique_call_id(tc.id or ""), name=getattr(function, "name", "") or "",
-                                            arguments=getattr(function, "arguments", "") or ""))
-        usage = getattr(response, "usage", None)
-        if usage is not None:
-            turn.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
-            turn.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
-            turn.cached_tokens = cached_tokens(usage)
+        turn = plain_turn(self, response)
         _replay(turn, on_text, on_reasoning)
         return turn
 
-    # -- streaming -----------------------------------------------------------------------------
-    def _assemble(self, stream: Any, on_text: Callable[[str], None] | None,
-                  on_reasoning: Callable[[str], None] | None) -> AssistantTurn:
-        turn = AssistantTurn()
-        parts: list[str] = []
-        calls: dict[int, dict[str, Any]] = {}
-        for chunk in stream:
-            usage = getattr(chunk, "usage", None)
-            if usage is not None:
-                turn.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
-                turn.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
-                turn.cached_tokens = cached_tokens(usage)
-            for choice in chunk.choices or []:
-                delta = choice.delta
-                if delta is not None:
-                    reasoning = extra_field(delta, "reasoning_content") or extra_field(delta, "reasoning")
-                    if reasoning and isinstance(reasoning, str):
-                        self._streamed_any = True
-                        turn.reasoning += reasoning
-                        if on_reasoning:
-                            on_reasoning(reasoning)
-                    if delta.content:
-                        self._streamed_any = True
-                        parts.append(delta.content)
-                        if on_text:
-                            on_text(delta.content)
-                    for tc in delta.tool_calls or []:
-                        slot = calls.setdefault(tc.index if tc.index is not None else len(calls),
-                                                {"id": "", "name": "", "arguments": []})
-                        if tc.id:
-                            slot["id"] = tc.id
-                        if tc.function is not None:
-                            if tc.function.name:
-                                slot["name"] += tc.function.name
-                            if tc.function.arguments:
-                                slot["arguments"].append(tc.function.arguments)
-                if choice.finish_reason:
-                    turn.finish_reason = choice.finish_reason
-        if turn.finish_reason is None:
-            if not parts and not calls and not turn.reasoning:
-                raise _NoStream("the stream ended without any content")
-            raise _Retryable("the stream ended without a finish_reason (cut off)")
-        turn.content = "".join(parts)
-        for index in sorted(calls):
-            slot = calls[index]
-            turn.tool_calls.append(ToolCall(id=self.unique_call_id(slot["id"]), name=slot["name"],
-                                            arguments="".join(slot["arguments"])))
-        return turn
-
+    # -- call ids (the replies are read in llm_replies.py) -------------------------------------
     def unique_call_id(self, call_id: str) -> str:
         """``call_id``, or a fresh one when it is empty or was already used in this session
         (some local servers send "call_0" every turn; each id must be answered exactly once)."""
@@ -350,12 +275,3 @@ def _post(client: Any, body: dict[str, Any]) -> Any:
 
     return client.post("/chat/completions", body=body, cast_to=ChatCompletion, stream=bool(body.get("stream")),
                        stream_cls=Stream[ChatCompletionChunk], options={"security": {"bearer_auth": True}})
-
-
-def _replay(turn: AssistantTurn, on_text: Callable[[str], None] | None,
-            on_reasoning: Callable[[str], None] | None) -> None:
-    """Show a non-streamed reply as one delta of each kind, so frontends still print it."""
-    if turn.reasoning and on_reasoning:
-        on_reasoning(turn.reasoning)
-    if turn.content and on_text:
-        on_text(turn.content)
