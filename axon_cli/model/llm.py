@@ -1,5 +1,6 @@
-"""The model client: streaming chat completions over the openai SDK, tool-call assembly by index,
-retries with backoff and jitter (honouring Retry-After), usage accounting.
+"""The model client: streaming chat completions over the openai SDK (a reply read into a turn, tool
+calls assembled by index: ``llm_replies``), retries with backoff and jitter (honouring Retry-After),
+usage accounting.
 
 The SDK's own retries are off (``max_retries=0``): every attempt is counted here, so
 ``max_attempts`` is the total. A stream that breaks off is retried whole; nothing of it is kept.

@@ -1,4 +1,5 @@
-"""Tool-call protocols (native | text | auto), prompt profiles, and the nudges for weak replies.
+"""Tool-call protocols (native | text | auto) and prompt profiles; what text and auto share (text calls
+recognised, results framed, the notes for weak replies) is in ``textbase``.
 
 - ``native``: tools go in the request's ``tools`` field; calls come back as ``tool_calls``.
 - ``text``: no ``tools`` field; the system prompt describes the tools and the model writes
