@@ -43,12 +43,15 @@ class Guidance:
         self.repeats = RepeatGuard(ledger)
 
     def refusal(self, call: ToolCall) -> str | None:
-        """The answer instead of running ``call`` (a repeat whose result the model has), or None."""
-        return self.repeats.refusal(call)
+        """The answer instead of running ``call`` (a write that would make the task's move a copy, a
+        repeat whose result the model has), or None."""
+        return self.checks.moves.refusal(call) or self.repeats.refusal(call)
 
-    def after_calls(self, calls: list[ToolCall], results: list[CallResult]) -> None:
+    def after_calls(self, calls: list[ToolCall], results: list[CallResult]) -> list[CallResult]:
+        """Note what came back; the results to send (a failed one may carry the task's move: ``moves``)."""
         self.nudger.saw_calls()       # the runs the repeat guard counts are in the ledger (the loop records)
         self.checks.saw(calls, results)
+        return self.checks.moves.annotate(results)
 
     def after_reply(self, answer: str) -> str | None:
         """The message to send back instead of accepting ``answer`` as final, or None."""

@@ -34,6 +34,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from axon_cli.guidance.moves import MoveSteps
 from axon_cli.guidance.phrases import (
     BARE_DONE,
     CLAIM_DONE,
@@ -105,6 +106,8 @@ class AnswerChecks:
         self.reason = ""             # why the last reminder was sent, for a Notice event
         self.asked = self.turn.text.strip()   # the user's words, without attached files
         self.targets = TaskTargets(self.asked, ctx)   # the files it names, as they were
+        # the renames and moves it asks for, and the exact call that makes each (a change task only)
+        self.moves = MoveSteps(self.asked, ctx, registry, self._call, is_change_task(self.asked) and not planning)
         self.seen = Seen()           # what this turn's tool results said
 
     def saw(self, calls: list[ToolCall], results: list[CallResult]) -> None:
@@ -199,7 +202,7 @@ class AnswerChecks:
         if not self.targets.targets and (wanted.group(1).lower() not in CODE_CHANGE_VERBS or "```" in answer):
             return None     # "write a regex", "create an example": answered in the reply itself
         self.reason = "the task asks for a change and nothing was changed; told the model to do it"
-        hint = self._step(unmet[1], unmet[2]) if unmet else self.hint or ANY_TOOL
+        hint = self._step(unmet[1], unmet[2]) if unmet else self.moves.call() or self.hint or ANY_TOOL
         return UNFINISHED.format(verb=wanted.group(1).lower(), hint=hint)
 
     def _target(self, answer: str) -> str | None:
@@ -220,6 +223,8 @@ class AnswerChecks:
     def _step(self, verb: str, path: str) -> str:
         """The next step for a change the files do not show yet: the exact ``rm`` call for a file to
         delete, reading the file to change (then editing it), else the protocol's general hint."""
+        if verb in ("rename", "move") and (step := self.moves.call()) is not None:
+            return step
         if verb in DELETE_VERBS and self.registry.is_active("bash"):
             return self._call("bash", {"command": TaskTargets.delete_command(path)})
         if verb not in ("create", "write") and self.registry.is_active("read_file"):

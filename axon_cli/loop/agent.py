@@ -180,7 +180,7 @@ class Agent(ToolCalls):
                     return RunResult(answer, "final", turns)
                 continued.clear()
                 results = self._execute(turn)
-                self.guide.after_calls(turn.tool_calls, results)
+                results = self.guide.after_calls(turn.tool_calls, results)
                 results, pictures = attach_images(results, self.llm.takes_images())
                 for message in self.protocol.result_messages(turn, results):
                     self.append(message)

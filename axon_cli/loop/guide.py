@@ -35,8 +35,9 @@ class TurnGuide(Protocol):
     def refusal(self, call: ToolCall) -> str | None:
         """The answer to give instead of running ``call``, or None to run it."""
 
-    def after_calls(self, calls: list[ToolCall], results: list[CallResult]) -> None:
-        """What a batch of calls came back with."""
+    def after_calls(self, calls: list[ToolCall], results: list[CallResult]) -> list[CallResult]:
+        """What a batch of calls came back with; returns the results to send (a failed one may carry
+        the next step)."""
 
     def after_reply(self, answer: str) -> str | None:
         """A message to send back instead of accepting ``answer`` as final, or None."""
@@ -60,8 +61,8 @@ class NoGuide:
     def refusal(self, call: ToolCall) -> str | None:
         return None
 
-    def after_calls(self, calls: list[ToolCall], results: list[CallResult]) -> None:
-        pass
+    def after_calls(self, calls: list[ToolCall], results: list[CallResult]) -> list[CallResult]:
+        return results
 
     def after_reply(self, answer: str) -> str | None:
         return None

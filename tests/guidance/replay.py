@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
-CHECKS = ("ground", "claim", "handed", "unfinished", "target", "unseen", "bare", "intent")
+CHECKS = ("ground", "claim", "handed", "unfinished", "target", "unseen", "bare", "intent", "move")
+MID_TURN = ("intent", "move")     # not answer checks: a nudge for a reply, a note on a failed call
 
 
 @dataclass
@@ -101,6 +102,7 @@ def replay(case: Case, workdir: Path) -> Outcome:
     guide.new_turn(turn, hint)
     checks = AnswerChecks(turn, hint, registry, ctx)
     nudger = Nudger(hint, True, registry, ctx)
+    notes: list[str] = []
     for i, step in enumerate(case.calls, 1):
         call = ToolCall(id=f"call_{i}", name=step["name"], arguments=json.dumps(step.get("args", {})))
         if step.get("deny"):
@@ -108,9 +110,13 @@ def replay(case: Case, workdir: Path) -> Outcome:
         else:
             result = dispatcher.dispatch(call)
         checks.saw([call], [result])
-        guide.after_calls([call], [result])
+        sent_back = guide.after_calls([call], [result])[0].content
+        if sent_back != result.content:     # a failed call that carries the task's move
+            notes.append(sent_back.removeprefix(result.content))
         nudger.saw_calls()
-    fired = {name: text for name in CHECKS if name != "intent" and (text := checks.evaluate(name, case.answer))}
+    fired = {name: text for name in CHECKS if name not in MID_TURN and (text := checks.evaluate(name, case.answer))}
+    if notes:
+        fired["move"] = "\n".join(notes)
     if (nudge := nudger.check(case.answer)) is not None:
         fired["intent"] = nudge
     sent = [text for _ in range(3) if (text := guide.after_reply(case.answer))]
