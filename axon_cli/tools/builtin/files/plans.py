@@ -9,7 +9,6 @@ diff; ``tool`` applies it.
 from __future__ import annotations
 
 import json
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,7 +70,8 @@ def file_name_message(rel: str) -> str:
     """old_string was the file's own name (a small model's way of asking to delete or rename it)."""
     return (f"old_string is the name of the file, not text in it: edit_file replaces text inside {rel}. Read "
             "the file (read_file), then give the exact text to change as old_string and what replaces it as "
-            f"new_string. To delete the file instead, run rm {shlex.quote(rel)} with bash; to rename it, mv.")
+            "new_string. edit_file never renames, moves or deletes a file: that is a shell command, and only "
+            "when the task asks for it.")
 
 
 def plan_edit(inp: EditFileInput, ctx: ToolContext) -> Plan:

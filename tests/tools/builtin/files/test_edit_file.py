@@ -232,14 +232,14 @@ def test_edit_preview_is_the_diff_it_would_make(tools: Tools) -> None:
     assert spec.preview(EditFileInput(path="v.py", old_string="q", new_string="c"), tools.ctx) == ""
 
 
-def test_the_files_own_name_as_old_string_says_how_to_delete_or_rename(tools: Tools) -> None:
+def test_the_files_own_name_as_old_string_is_refused_and_names_no_deletion(tools: Tools) -> None:
     # a small model "deletes" a file with edit_file(old_string=<its name>, new_string="")
     path = _file(tools, "notes/old_notes.txt", b"meeting moved to room 4\n", read=False)
     for old, new in (("old_notes.txt", ""), ("notes/old_notes.txt", "notes/old_notes.txt")):
         res = tools.call("edit_file", path="notes/old_notes.txt", old_string=old, new_string=new)
         assert not res.ok
         assert "old_string is the name of the file, not text in it" in res.content
-        assert "rm notes/old_notes.txt with bash" in res.content
+        assert "rm " not in res.content and "notes/old_notes.txt with bash" not in res.content   # never unasked
     assert path.read_bytes() == b"meeting moved to room 4\n"
     _file(tools, "names.txt", b"see names.txt\n")            # the name really is in the text: a normal edit
     assert tools.call("edit_file", path="names.txt", old_string="names.txt", new_string="list.txt").ok
