@@ -57,6 +57,16 @@ def _existing_file(ctx: ToolContext, path: Path) -> tuple[TextFile, bytes]:
     return decode_bytes(data), data
 
 
+def _current_file(ctx: ToolContext, path: Path, rel: str) -> TextFile:
+    """An existing file's text, for a change to it: not a directory, not changed since it was read."""
+    from axon_cli.tools.builtin.files.fileio import check_fresh
+
+    if path.is_dir():
+        raise ToolError(f"{rel} is a directory: give a file path")
+    check_fresh(ctx, path, rel)
+    return _existing_file(ctx, path)[0]
+
+
 def empty_old_string_message(rel: str, text: str) -> str:
     """How to add to a non-empty file when old_string was left empty (small models try to append so)."""
     last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
@@ -75,7 +85,6 @@ def file_name_message(rel: str) -> str:
 
 
 def plan_edit(inp: EditFileInput, ctx: ToolContext) -> Plan:
-    from axon_cli.tools.builtin.files.fileio import check_fresh
     from axon_cli.tools.builtin.files.matching import find_spans, restyle
     from axon_cli.tools.builtin.files.reading import missing_file_message
 
@@ -92,10 +101,7 @@ def plan_edit(inp: EditFileInput, ctx: ToolContext) -> Plan:
         if inp.old_string:
             raise ToolError(missing_file_message(ctx, path))
         return Plan(path, rel, inp.new_string.encode("utf-8"), "", inp.new_string, created=True)
-    if path.is_dir():
-        raise ToolError(f"{rel} is a directory: give a file path")
-    check_fresh(ctx, path, rel)
-    tf, _ = _existing_file(ctx, path)
+    tf = _current_file(ctx, path, rel)
     text = tf.text
     if not inp.old_string:
         if text:
@@ -127,18 +133,13 @@ def _forgiven(layer: str) -> str:
 
 
 def plan_write(inp: WriteFileInput, ctx: ToolContext) -> Plan:
-    from axon_cli.tools.builtin.files.fileio import check_fresh
-
     path = ctx.resolve(inp.path)
     rel = ctx.relative(path)
     if not path.exists():
         if path.parent.exists() and not path.parent.is_dir():
             raise ToolError(f"{ctx.relative(path.parent)} is a file, not a directory")
         return Plan(path, rel, inp.content.encode("utf-8"), "", inp.content, created=True)
-    if path.is_dir():
-        raise ToolError(f"{rel} is a directory: give a file path")
-    check_fresh(ctx, path, rel)
-    tf, _ = _existing_file(ctx, path)
+    tf = _current_file(ctx, path, rel)
     content = inp.content
     if tf.newline == "\r\n" and "\r" not in content:
         content = tf.to_style(content)
