@@ -28,8 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from axon_cli.guidance.targets import SENTENCE_END, file_mentions
-from axon_cli.permissions.paths import sensitive_reason
+from axon_cli.guidance.targets import SENTENCE_END, file_mentions, inside_project
 from axon_cli.prompts import load_sections
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
@@ -119,7 +118,7 @@ def task_moves(task: str, ctx: ToolContext) -> list[Move]:
             source, named, joiner, dest = parsed
             if not (named and source and dest) or source == dest:
                 continue
-            src, dst = _inside(ctx, source), _inside(ctx, dest)
+            src, dst = inside_project(ctx, source), inside_project(ctx, dest)
             if src is None or dst is None or not src.exists():
                 continue
             verb = m.group(1).lower()
@@ -131,17 +130,6 @@ def task_moves(task: str, ctx: ToolContext) -> list[Move]:
                 continue        # a rename onto an existing file: the model's (and the user's) to settle
             moves.append(Move(verb, source.rstrip("/") if src.is_dir() else source, dest, into))
     return moves
-
-
-def _inside(ctx: ToolContext, name: str) -> Path | None:
-    """``name`` resolved inside the project (not its root), or None; never a sensitive path."""
-    try:
-        path = ctx.resolve(name)
-        if not path.is_relative_to(ctx.project_root) or path == ctx.project_root:
-            return None
-    except (OSError, ValueError):
-        return None
-    return None if sensitive_reason(ctx.relative(path)) else path
 
 
 class MoveSteps:

@@ -34,7 +34,7 @@ from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.protocols.taskkind import CHANGE_TASK
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["Target", "TaskTargets", "DELETE_VERBS", "SENTENCE_END", "file_mentions", "verb_objects", "places_named"]
+__all__ = ["Target", "TaskTargets", "inside_project", "DELETE_VERBS", "SENTENCE_END", "file_mentions", "verb_objects", "places_named"]
 
 DELETE_VERBS = frozenset({"delete", "remove"})
 MAX_HASHED = 4 << 20      # bytes of a named file hashed to tell a change; larger ones by mtime
@@ -111,6 +111,17 @@ def places_named(sentence: str) -> list[str]:
     return found
 
 
+def inside_project(ctx: ToolContext, name: str) -> Path | None:
+    """``name`` resolved inside the project (not its root), or None; never a sensitive path."""
+    try:
+        path = ctx.resolve(name)
+        if not path.is_relative_to(ctx.project_root) or path == ctx.project_root:
+            return None
+    except (OSError, ValueError):
+        return None
+    return None if sensitive_reason(ctx.relative(path)) else path
+
+
 State = tuple[int, int] | None        # (size, mtime_ns) of a file, (-1, 0) for a directory, None: absent
 
 
@@ -182,13 +193,7 @@ class TaskTargets:
         return {}
 
     def _inside(self, name: str) -> Path | None:
-        try:
-            path = self.ctx.resolve(name)
-            if not path.is_relative_to(self.ctx.project_root) or path == self.ctx.project_root:
-                return None
-        except (OSError, ValueError):
-            return None
-        return None if sensitive_reason(self.ctx.relative(path)) else path
+        return inside_project(self.ctx, name)
 
     def unmet(self) -> tuple[str, str, str] | None:
         """The first change the files do not show: (fact, verb, path), e.g. ("notes.old still
