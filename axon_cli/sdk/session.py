@@ -66,6 +66,7 @@ class Session:
         self.approver = CallbackApprover(approve)
         self._events: list[Event] = []          # every event of the session so far
         self._sent = 0                           # how many of them earlier prompts' results took
+        self._running: int | None = None         # the thread running a prompt now
         self._listeners: list[Callable[[Event], Any]] = []
         self.closed = False
         flags = {"model": model, "base_url": base_url, "api_key": api_key, "mode": mode, "sandbox": sandbox}
@@ -89,6 +90,7 @@ class Session:
             raise UsageError("this session is closed")
         first = self._sent
         rt, started = self.runtime, time.time()
+        self._running = threading.get_ident()
         before = rt.llm.usage.as_dict()
         with _working_in(self.cwd):
             turn, notes = attach_mentions(prompt, self.root, images_only=True)
@@ -96,7 +98,15 @@ class Session:
 
             for note in notes:
                 rt.bus(Notice(message=note))
-            outcome = rt.agent.run(turn, max_turns=self.max_turns)
+            try:
+                outcome = rt.agent.run(turn, max_turns=self.max_turns)
+            except KeyboardInterrupt:            # a cancel that landed outside the loop's own handling
+                from axon_cli.loop.results import RunResult, repair_history
+
+                repair_history(rt.agent)
+                outcome = RunResult("interrupted by user", "interrupted", 0)
+            finally:
+                self._running = None
         usage = _usage_since(before, rt.llm.usage.as_dict())
         events, self._sent = self._events[first:], len(self._events)
         return Result(result=outcome.result, is_error=outcome.stop_reason != "final", stop_reason=outcome.stop_reason,
@@ -109,8 +119,12 @@ class Session:
             return self.runtime.undo(turns)
 
     def cancel(self) -> None:
-        """Stop the running prompt from another thread: tool calls end, the model is not asked again."""
+        """Stop the running prompt from another thread, as Ctrl-C stops a chat turn: the running tool
+        calls end and are answered, the model is not asked again, the session stays usable."""
         self.runtime.ctx.cancel.set()
+        thread = self._running
+        if thread is not None:
+            _interrupt(thread)
 
     def close(self) -> None:
         if not self.closed:
@@ -123,6 +137,10 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def unlisten(self, listener: Callable[[Event], Any]) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
 
     def listen(self, listener: Callable[[Event], Any]) -> None:
         """Call ``listener`` with each event as it happens, after the ones not yet in a result (notices
@@ -170,6 +188,14 @@ class Session:
                  and isinstance(e.arguments, dict)}
         return sorted({str(paths[e.call_id]) for e in events
                        if isinstance(e, ToolCallEnd) and e.ok and isinstance(paths.get(e.call_id), str)})
+
+
+def _interrupt(thread_id: int) -> None:
+    """``KeyboardInterrupt`` in the thread running a prompt (at its next Python instruction): the loop
+    ends the turn as after Ctrl-C, closing every open tool call."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(KeyboardInterrupt))
 
 
 def _usage_since(before: dict[str, int], now: dict[str, int]) -> dict[str, int] | None:
