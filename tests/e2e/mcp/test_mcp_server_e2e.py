@@ -5,6 +5,10 @@ the files on disk and what the model was sent."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +160,66 @@ def test_an_untrusted_folder_keeps_its_widening_settings_waiting(server, project
     server.add(tool_reply(("bash", {"command": "rm keep.txt"})), text_reply("could not"))
     talk(serve(project, axon_env), [("axon", {"prompt": "delete keep.txt", "cwd": str(project)})])
     assert (project / "keep.txt").read_text() == "precious\n"
+
+
+def test_axon_calls_axon_through_its_mcp_json(server, project, run_axon):
+    """One axon's model calls ``mcp__axon__axon``; the inner axon (``axon mcp-server`` from the project's
+    ``.mcp.json``) runs its own session against the same scripted endpoint and writes the file."""
+    command = axon_command()
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"axon": {
+        "command": command[0], "args": [*command[1:], "mcp-server", "--mode", "accept-edits"],
+        "env": {"OPENAI_BASE_URL": server.url, "AXON_MODEL": "test-model"}}}}))
+    server.add(tool_reply(("tool_search", {"query": "axon"})),                    # MCP tools start deferred
+               tool_reply(("mcp__axon__axon", {"prompt": "write hello.txt", "cwd": str(project),
+                                               "mode": "accept-edits"})),
+               tool_reply(("write_file", {"path": "hello.txt", "content": "hi\n"})),   # the inner session
+               text_reply("inner: wrote hello.txt"),
+               text_reply("outer: the other agent wrote it"))
+    r = run_axon("run", "ask the other agent to write hello.txt", "--yes", env={"AXON_TRUST": "1"}, timeout=180)
+    assert r.code == 0, r.stderr
+    assert (project / "hello.txt").read_text() == "hi\n"
+    assert r.stdout == "outer: the other agent wrote it\n"
+    outer_result = server.requests[4].messages[-1]
+    assert outer_result["role"] == "tool" and "inner: wrote hello.txt" in outer_result["content"]
+
+
+def test_a_cancelled_call_stops_the_turn_and_the_session_goes_on(server, project, axon_env):
+    """The client cancels while a command runs: the command is killed (it never reaches its second
+    touch), its call is answered, and ``axon-reply`` continues the same session."""
+    token = f"late-{uuid.uuid4().hex}"
+    server.add(tool_reply(("bash", {"command": f"touch started && sleep 60 && touch {token}"})),
+               text_reply("after the cancel"))
+    results: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with Client(serve(project, axon_env), read_timeout_seconds=120, mode=ERA) as c:
+            call = asyncio.ensure_future(c.call_tool("axon", {"prompt": "run it", "cwd": str(project)}))
+            deadline = asyncio.get_running_loop().time() + 60
+            while not (project / "started").exists():
+                assert asyncio.get_running_loop().time() < deadline and not call.done()
+                await asyncio.sleep(0.05)
+            call.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await call
+            [sid] = [p.stem for p in (project / ".axon" / "sessions").glob("*.jsonl") if "." not in p.stem]
+            results["reply"] = await c.call_tool("axon-reply", {"session_id": sid, "prompt": "go on"})
+    asyncio.run(asyncio.wait_for(main(), 180))
+    reply = results["reply"]
+    assert text(reply) == "after the cancel" and not reply.is_error
+    answered = [m for m in server.requests[1].conversation if m["role"] == "tool"]
+    assert len(answered) == 1 and "interrupted" in answered[0]["content"]
+    deadline = time.monotonic() + 20                     # the command's processes are gone
+    while running(token):
+        assert time.monotonic() < deadline, f"still running: {token}"
+        time.sleep(0.1)
+    assert not (project / token).exists()
+
+
+def running(needle: str) -> bool:
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and needle.encode() in (entry / "cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
