@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from axon_cli.events import Event, SessionStarted
+from axon_cli.model.endpoints import endpoint_address
 from axon_cli.sdk.result import Result
 from axon_cli.sdk.session import Session
 
@@ -32,7 +33,8 @@ async def query(prompt: str, **options: Any) -> AsyncIterator[Event]:
     settings = rt.loaded.settings
     queue.put_nowait(SessionStarted(session_id=rt.session_id, model=settings.model, cwd=str(session.root),
                                     mode=rt.policy.mode or settings.mode,
-                                    tools=[s.name for s in rt.registry.active()]))
+                                    tools=[s.name for s in rt.registry.active()],
+                                    endpoint=endpoint_address(settings.base_url)))
     session.listen(lambda event: loop.call_soon_threadsafe(queue.put_nowait, event))
     outcome: list[Result | BaseException] = []
 
