@@ -17,7 +17,7 @@ import asyncio
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -45,14 +45,17 @@ def _working_in(cwd: Path) -> Iterator[None]:
 class Session:
     """A session in ``cwd`` (default: the current directory). ``mode``, ``model``, ``base_url``,
     ``api_key``, ``sandbox`` are ``axon run``'s flags; ``max_turns`` bounds each prompt; ``approve``
-    answers calls that ask; ``tools`` are functions decorated with ``axon_cli.tool``; ``session_id``
+    answers calls that ask; ``tools`` are functions decorated with ``axon_cli.tool``; ``hooks`` maps a
+    hook event (``PreToolUse``, ``PostToolUse``, ``UserPromptSubmit``, ``Stop``, …) to Python callables,
+    or ``(matcher, callable)`` pairs, run like command hooks (``extend.hook_callables``); ``session_id``
     continues an earlier session of that project. Raises ``axon_cli.errors.AxonError`` (one line)
     for a bad setting, an unknown session or a sandbox that cannot work."""
 
     def __init__(self, cwd: str | os.PathLike[str] | None = None, *, mode: str = "default",
                  model: str | None = None, base_url: str | None = None, api_key: str | None = None,
                  max_turns: int | None = None, approve: Approve | None = None, tools: Iterable[Callable[..., Any]] = (),
-                 session_id: str | None = None, sandbox: str | None = None, trust: bool = False) -> None:
+                 session_id: str | None = None, sandbox: str | None = None, trust: bool = False,
+                 hooks: Mapping[str, Iterable[Any]] | None = None) -> None:
         from axon_cli.config import load_settings
         from axon_cli.errors import UsageError
         from axon_cli.runtime import open_session
@@ -73,6 +76,7 @@ class Session:
         with _working_in(where):
             self.root = find_project_root(where)
             loaded = load_settings(self.root, flags=flags, trust_run=trust)
+            _add_hooks(loaded.settings, hooks or {})
             self.runtime = open_session(loaded, self.root, self.approver, resume=session_id)
         self._add_tools(tools)
         self.runtime.bus.subscribe(self._collect)
@@ -188,6 +192,23 @@ class Session:
                  and isinstance(e.arguments, dict)}
         return sorted({str(paths[e.call_id]) for e in events
                        if isinstance(e, ToolCallEnd) and e.ok and isinstance(paths.get(e.call_id), str)})
+
+
+def _add_hooks(settings: Any, hooks: Mapping[str, Iterable[Any]]) -> None:
+    """The caller's hook callables after the configured hooks of each event."""
+    from axon_cli.config_tables import HOOK_EVENTS
+    from axon_cli.errors import UsageError
+    from axon_cli.extend.hook_callables import CallableHook
+
+    events = HOOK_EVENTS
+    for event, entries in hooks.items():
+        if event not in events:
+            raise UsageError(f"hooks: unknown hook event {event!r} (one of {', '.join(events)})")
+        for entry in entries:
+            matcher, fn = entry if isinstance(entry, tuple) else ("", entry)
+            if not callable(fn) or not isinstance(matcher, str):
+                raise UsageError(f"hooks[{event!r}]: each entry is a callable or a (matcher, callable) pair")
+            settings.hooks.setdefault(event, []).append(CallableHook.of(fn, matcher))
 
 
 def _interrupt(thread_id: int) -> None:

@@ -157,3 +157,31 @@ def test_a_bad_mode_is_one_error_not_a_traceback(server, project, axon_env):
     """)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.startswith("error:") and not server.requests
+
+
+def test_hooks_are_python_callables_that_see_the_call_and_can_block_it(server, project, axon_env):
+    (project / "a.txt").write_text("keep\n")
+    server.add(tool_reply(("bash", {"command": "rm a.txt"}), ("read_file", {"path": "a.txt"})),
+               text_reply("blocked, as the hook said"))
+    ran = program(project, axon_env, f"""
+        import json
+        from axon_cli import sdk
+        seen = []
+        def guard(payload):
+            seen.append((payload["hook_event_name"], payload["tool_name"], payload["tool_input"]))
+            if payload["tool_name"] == "Bash":
+                return {{"hookSpecificOutput": {{"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                                "permissionDecisionReason": "no shell today"}}}}
+        async def after(payload):
+            seen.append((payload["hook_event_name"], payload["tool_name"], None))
+        r = sdk.run("clean up", cwd={str(project)!r}, approve=lambda request: True,
+                    hooks={{"PreToolUse": [guard], "PostToolUse": [("Read", after)]}})
+        print(json.dumps({{"seen": seen, "result": r.result}}))
+    """)
+    assert ran.returncode == 0, ran.stderr
+    out = json.loads(ran.stdout)
+    assert (project / "a.txt").read_text() == "keep\n"               # the hook's deny held, even with approve=True
+    assert ["PreToolUse", "Bash", {"command": "rm a.txt"}] in out["seen"]
+    assert ["PostToolUse", "Read", None] in out["seen"]
+    bash_result = [m for m in server.requests[1].messages if m["role"] == "tool"][0]
+    assert "no shell today" in bash_result["content"]
