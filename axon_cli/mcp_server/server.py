@@ -33,6 +33,7 @@ class ServerOptions:
     sandbox: str | None = None
     trust: bool = False
     sessions: dict[str, Any] = field(default_factory=dict)   # session id -> sdk.Session (this process)
+    waiting: dict[str, Any] = field(default_factory=dict)    # request_state -> (session, CallRun) asking
 
 
 def serve(options: ServerOptions) -> None:
@@ -47,15 +48,19 @@ def serve(options: ServerOptions) -> None:
                  "final answer. Returns the answer and the session id (for axon-reply).")
     async def axon(prompt: str, ctx: Context[Any], cwd: str | None = None, mode: str | None = None,
                    model: str | None = None, max_turns: int | None = None) -> Any:
+        if (resumed := await _answered(options, ctx)) is not None:
+            return resumed
         return await _new_session(options, ctx, prompt, cwd, mode, model, max_turns)
 
     @server.tool(name="axon-reply", description="Continue an axon session (its session_id from an earlier axon "
                  "call) with one more prompt.")
     async def axon_reply(session_id: str, prompt: str, ctx: Context[Any]) -> Any:
+        if (resumed := await _answered(options, ctx)) is not None:
+            return resumed
         session = options.sessions.get(session_id)
         if session is None:
             return _error(f"no session {session_id!r} in this server (start one with the axon tool)")
-        return await _send(session, ctx, prompt)
+        return await _send(options, session, ctx, prompt)
 
     try:
         asyncio.run(server.run_stdio_async())
@@ -84,28 +89,70 @@ async def _new_session(options: ServerOptions, ctx: Any, prompt: str, cwd: str |
     except AxonError as e:
         return _error(str(e))
     options.sessions[session.session_id] = session
-    return await _send(session, ctx, prompt)
+    return await _send(options, session, ctx, prompt)
 
 
-async def _send(session: Any, ctx: Any, prompt: str) -> Any:
+async def _send(options: ServerOptions, session: Any, ctx: Any, prompt: str) -> Any:
     """One prompt on a worker thread; approvals and progress cross back to this loop."""
-    from axon_cli.mcp_server.asking import ElicitingApprover
+    from axon_cli.mcp_server.asking import CallRun, ElicitingApprover
 
     loop = asyncio.get_running_loop()
-    session.approver.approve = ElicitingApprover(ctx, loop)
     progress = _Progress(ctx, loop)
+    run = CallRun(loop.run_in_executor(None, _send_listening, session, prompt, progress))
+    run.progress = progress
+    session.approver.approve = ElicitingApprover(ctx, loop, run)
+    return await _drive(options, session, run)
+
+
+def _send_listening(session: Any, prompt: str, progress: _Progress) -> Any:
     session.listen(progress)
-    worker = loop.run_in_executor(None, session.send, prompt)
     try:
-        result = await asyncio.shield(worker)
-    except asyncio.CancelledError:
-        session.cancel()                 # the client cancelled: stop the turn, answer every pending call
-        with contextlib.suppress(Exception):
-            await worker
-        raise
+        return session.send(prompt)
     finally:
         session.unlisten(progress)
-    return _result(result)
+
+
+async def _drive(options: ServerOptions, session: Any, run: Any) -> Any:
+    """Wait for the prompt's result, or for a question the call must carry to the client (the
+    2026-07-28 protocol): then the call answers with it, and its retry resumes here."""
+    import secrets
+
+    from axon_cli.mcp_server.asking import input_required
+
+    question = asyncio.ensure_future(run.questions.get())
+    try:
+        await asyncio.wait({asyncio.shield(run.worker), question}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        question.cancel()
+        session.cancel()                 # the client cancelled: stop the turn, answer every pending call
+        with contextlib.suppress(Exception):
+            await run.worker
+        raise
+    if run.worker.done():
+        question.cancel()
+        return _result(run.worker.result())
+    message, run.waiting = question.result()
+    state = secrets.token_urlsafe(24)
+    options.waiting[state] = (session, run)
+    return input_required(message, state)
+
+
+async def _answered(options: ServerOptions, ctx: Any) -> Any | None:
+    """A retry that carries the answer to a question this server asked: hand it to the waiting
+    prompt and go on with it (None: not such a retry)."""
+    from axon_cli.mcp_server.asking import answer_of
+
+    state = getattr(ctx, "request_state", None)
+    if not state:
+        return None
+    entry = options.waiting.pop(state, None)
+    if entry is None:
+        return _error("that request_state is unknown or was answered already")
+    session, run = entry
+    session.approver.approve.ctx = run.progress.ctx = ctx      # this round's request carries what follows
+    if run.waiting is not None and not run.waiting.done():
+        run.waiting.set_result(answer_of(ctx.input_responses))
+    return await _drive(options, session, run)
 
 
 class _Progress:

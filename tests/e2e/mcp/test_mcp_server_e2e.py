@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as t
+import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.conftest import axon_command
@@ -138,19 +139,26 @@ def test_progress_reports_each_tool_call_while_it_runs(server, project, axon_env
     assert progress[1][1] is not None and progress[1][1].startswith("list_files")
 
 
-def test_a_client_on_the_newest_protocol_still_gets_a_refusal_never_a_silent_run(server, project, axon_env):
-    (project / "keep.txt").write_text("precious\n")
-    server.add(tool_reply(("bash", {"command": "rm keep.txt"})), text_reply("could not"))
+@pytest.mark.parametrize("action", ["decline", "accept"])
+def test_on_the_newest_protocol_the_question_travels_in_the_call_and_its_retry(server, project, axon_env, action):
+    """Protocol 2026-07-28 (the client's default): the call comes back input-required, the client asks
+    its user and retries; declined, nothing happens; accepted, the command runs."""
+    (project / "target.txt").write_text("precious\n")
+    server.add(tool_reply(("bash", {"command": "rm target.txt"})), text_reply("finished"))
+    asked: list[str] = []
 
-    async def accept(context: Any, params: Any) -> Any:
-        return t.ElicitResult(action="accept", content={"approve": True})
+    async def answer(context: Any, params: Any) -> Any:
+        asked.append(params.message)
+        return t.ElicitResult(action=action, content={"approve": True} if action == "accept" else None)
 
     async def main() -> Any:
-        async with Client(serve(project, axon_env), read_timeout_seconds=120, elicitation_callback=accept) as c:
-            return await c.call_tool("axon", {"prompt": "delete keep.txt", "cwd": str(project)})
-    asyncio.run(asyncio.wait_for(main(), 180))
-    refusal = server.requests[1].messages[-1]["content"]
-    assert (project / "keep.txt").exists() and refusal.startswith("Permission denied")
+        async with Client(serve(project, axon_env), read_timeout_seconds=120, elicitation_callback=answer) as c:
+            return await c.call_tool("axon", {"prompt": "delete target.txt", "cwd": str(project)})
+    result = asyncio.run(asyncio.wait_for(main(), 180))
+    assert len(asked) == 1 and "rm target.txt" in asked[0]
+    assert text(result) == "finished" and result.structured_content["stop_reason"] == "final"
+    assert (project / "target.txt").exists() == (action == "decline")
+    assert server.requests[1].messages[-1]["content"].startswith("Permission denied") == (action == "decline")
 
 
 def test_an_untrusted_folder_keeps_its_widening_settings_waiting(server, project, axon_env):
