@@ -31,7 +31,9 @@ from axon_cli.session.cost import CostMeter
 from axon_cli.session.instructions import NESTED_INSTRUCTIONS
 from axon_cli.session.transcript import (
     LoadedTranscript,
+    SessionInUse,
     Transcript,
+    fork_session,
     latest_session_id,
     load_transcript,
     new_session_id,
@@ -177,10 +179,11 @@ def session_callbacks(loaded: LoadedSettings, state_dir: Path, session_id: str, 
 
 
 def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver, *, cont: bool = False,
-                 resume: str | None = None) -> Runtime:
+                 resume: str | None = None, fork_busy: bool = False) -> Runtime:
     """A new session, this project's latest one (``cont``), or session ``resume`` (an id or a unique
     prefix). Resuming restores the messages (as compacted), the permission mode (unless --mode was
-    given), activated deferred tools and the todo list."""
+    given), activated deferred tools and the todo list. A session another live process holds is a
+    ``SessionInUse`` error, or (``fork_busy``: the REPL) resumed as a copy under a new id."""
     state_dir = project_root / ".axon"
     if cont and resume is not None:
         raise UsageError("give either --continue or --resume, not both")
@@ -197,12 +200,27 @@ def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver,
         session_id = resolve_session_id(state_dir, resume)
     if session_id is None:
         return build_runtime(loaded, project_root, approver)
+    notices: list[str] = []
     try:
+        try:
+            Transcript(state_dir, session_id, exists=True).claim()
+        except SessionInUse as busy:
+            if not fork_busy:
+                raise
+            forked = fork_session(state_dir, session_id)
+            notices.append(f"session {session_id} is in use by another axon{f' (pid {busy.pid})' if busy.pid else ''}: "
+                           f"continuing in a copy of it, session {forked}")
+            session_id = forked
         resumed = load_transcript(sessions_dir(state_dir) / f"{session_id}.jsonl")
     except OSError as e:
         raise UsageError(f"cannot read session {session_id}: {e.strerror or e}") from None
+    if resumed.torn_tail:
+        notices.append(f"session {session_id}: its last line was cut off mid-write (a crash); that line "
+                       "was dropped")
     rt = build_runtime(loaded, project_root, approver, session_id=session_id, messages=resumed.messages,
                        resumed=resumed)
+    for line in notices:
+        rt.bus(Notice(message=line))
     if resumed.mode and not loaded.source("mode").startswith("flag"):
         _restore_mode(rt, resumed.mode)
     if resumed.activated:

@@ -134,3 +134,5 @@ class Runtime:
         mcp = self.extras.pop("mcp", None)
         if mcp is not None:
             mcp.close()
+        if self.session is not None:
+            self.session.transcript.release()     # another process may resume it now
