@@ -13,8 +13,9 @@ from pathlib import Path
 
 from axon_cli.config import LoadedSettings
 from axon_cli.errors import AxonError
+from axon_cli.session.session_lock import in_use_elsewhere
 from axon_cli.session.transcript import Transcript, sessions_dir
-from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, UndoReport, undo_turns
+from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, SnapshotError, UndoReport, undo_turns
 from axon_cli.snapshots.modes import shown
 
 __all__ = ["undo_command", "list_lines"]
@@ -28,7 +29,12 @@ def undo_command(loaded: LoadedSettings, root: Path, count: int, list_only: bool
         raise AxonError(f"undo is not available: {why}")
     if list_only:
         return list_lines(store)
-    reports = undo_turns(store, count)
+    if (busy := in_use_elsewhere(sessions_dir(root / ".axon"), store.sessions_of_last(count), "undone")) is not None:
+        raise AxonError(busy)
+    try:
+        reports = undo_turns(store, count)
+    except (SnapshotError, OSError) as e:
+        raise AxonError(f"undo failed: {store.trouble(e)}") from None
     if not reports:
         return list_lines(store)[:1]
     for report in reports:

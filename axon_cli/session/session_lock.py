@@ -13,7 +13,7 @@ import os
 import threading
 from pathlib import Path
 
-__all__ = ["lock_path", "hold", "release", "holder", "held_here"]
+__all__ = ["lock_path", "hold", "release", "holder", "held_here", "in_use_elsewhere"]
 
 _held: dict[str, int] = {}            # lock file -> the descriptor this process holds it with
 _guard = threading.Lock()
@@ -87,6 +87,17 @@ def holder(transcript: Path) -> int | None:
         return None
     finally:
         os.close(fd)
+
+
+def in_use_elsewhere(sessions: Path, ids: list[str], doing: str) -> str | None:
+    """One line when one of the sessions ``ids`` (in the folder ``sessions``) is held by another live
+    process: ``doing`` it from here would change that session under it. None: none is."""
+    for sid in sorted(set(ids)):
+        if sid and (pid := holder(sessions / f"{sid}.jsonl")) is not None:
+            by = f"another axon (pid {pid})" if pid else "another axon process"
+            return (f"nothing {doing}: the turn belongs to session {sid}, in use by {by}; "
+                    "use /undo there, or run `axon undo` once that session has ended")
+    return None
 
 
 def _pid_in(fd: int) -> int:

@@ -120,3 +120,24 @@ def test_chat_resuming_a_live_session_continues_in_a_copy(server, run_axon, proj
     assert len(copies) == 1
     assert _user_words(copies[0]) == ["first task", "second task", "chat task"]
     assert copies[0].stem in c.text() and "copy" in c.text()
+
+
+def test_undo_does_not_revert_a_live_sessions_turn(server, run_axon, project, axon_env):
+    gate = threading.Event()
+    server.add(tool_reply(("write_file", {"path": "made.txt", "content": "in progress\n"})),
+               _held(gate, text_reply("done")))
+    live = _mid_turn(project, axon_env, "--yes", "make a file")
+    try:
+        server.wait_for_requests(2, timeout=60)        # made.txt written, the turn still going
+        assert (project / "made.txt").read_text() == "in progress\n"
+        r = run_axon("undo")
+        assert r.code == 1 and "Traceback" not in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and "in use" in r.stderr
+        assert (project / "made.txt").read_text() == "in progress\n"     # not reverted under it
+    finally:
+        gate.set()
+        live.communicate(timeout=60)
+    assert live.returncode == 0
+    r = run_axon("undo")                               # the session ended: its turn undoes now
+    assert r.code == 0, r.stderr
+    assert not (project / "made.txt").exists()
