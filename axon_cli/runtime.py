@@ -67,6 +67,9 @@ def current_mode(policy: PermissionPolicy, settings: Settings) -> str:
 def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver,
                   session_id: str | None = None, messages: list[dict[str, Any]] | None = None,
                   resumed: LoadedTranscript | None = None) -> Runtime:
+    from axon_cli.tempfiles import sweep
+
+    sweep()                                       # temp files of writes a killed axon left behind
     choose_served_model(loaded)                   # no model set: the endpoint's only one, if it lists one
     server_asked = start_local_defaults(loaded)   # a loopback/private endpoint: local defaults for what is unset
     settings = loaded.settings
