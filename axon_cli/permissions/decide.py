@@ -3,7 +3,8 @@
 Precedence: deny rule > ask rule > allow rule > mode. On top of that, two safety floors:
 ``read-only`` and ``plan`` deny every call that is not read-only (rules cannot widen them), and a
 sensitive path is never allowed by a mode alone (only by an allow rule that itself names a
-sensitive path). Paths outside the project ask (``yolo`` excepted). No I/O happens here: paths
+sensitive path). Paths outside the project ask (``yolo`` excepted), and so does changing a file the
+user made read-only (no write bit for anyone), in every mode but ``yolo``. No I/O happens here: paths
 are resolved by the ``resolve`` callable passed in (default: lexical only).
 """
 
@@ -72,6 +73,10 @@ def _decide_files(tool: str, write: bool, raw_paths: list[str], destructive: boo
             return Decision("allow", "allowed by a rule", used[0].describe(), destructive)
     if sensitive:
         return Decision("ask", f"sensitive path ({sensitive[0]}): never allowed by a mode alone",
+                        ctx.mode_by(), destructive, suggested)
+    protected = [p for p in raw_paths if write and ctx.write_protected(p)]
+    if protected and ctx.mode != "yolo":
+        return Decision("ask", f"{protected[0]} is read-only (no write permission): asked in every mode but yolo",
                         ctx.mode_by(), destructive, suggested)
     outside = [f.abs for facts in per_path for f in facts if f.rel is None]
     if outside and ctx.mode != "yolo":

@@ -187,6 +187,9 @@ def _by_mode(a: CommandAnalysis, pending: list[Unit], ctx: DecisionContext, dest
         why = "destructive: " + ", ".join(effects.destroys)
     elif effects.edits:
         why = "edits " + ", ".join(effects.edits[:3])
+    if (protected := _write_protected(pending, ctx)) is not None:
+        return Decision("ask", f"changes {protected}, a read-only file (no write permission)", by, destructive,
+                        suggested)
     blocker = ""
     if ctx.containment is not None and ctx.containment.applies:
         found = not_contained(pending, ctx, ctx.containment, a)
@@ -200,6 +203,12 @@ def _by_mode(a: CommandAnalysis, pending: list[Unit], ctx: DecisionContext, dest
     if mode in ("accept-edits", "auto") and _edits_only(pending, ctx):
         return Decision("allow", "edits files inside the project", by, destructive)
     return Decision("ask", why + blocker, by, destructive, suggested)
+
+
+def _write_protected(pending: list[Unit], ctx: DecisionContext) -> str | None:
+    """The first file these commands delete, overwrite or edit that the user made read-only: asked
+    below ``yolo`` even where the sandbox and a snapshot would contain it."""
+    return next((w for u in pending for w in (*u.deletes, *u.overwrites, *u.edits) if ctx.write_protected(w)), None)
 
 
 def _edits_only(pending: list[Unit], ctx: DecisionContext) -> bool:
