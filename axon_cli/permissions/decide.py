@@ -74,13 +74,13 @@ def _decide_files(tool: str, write: bool, raw_paths: list[str], destructive: boo
     if sensitive:
         return Decision("ask", f"sensitive path ({sensitive[0]}): never allowed by a mode alone",
                         ctx.mode_by(), destructive, suggested)
+    outside = [f.abs for facts in per_path for f in facts if f.rel is None]
+    if outside and ctx.mode != "yolo":
+        return Decision("ask", f"outside the project ({outside[0]})", ctx.mode_by(), destructive, suggested)
     protected = [p for p in raw_paths if write and ctx.write_protected(p)]
     if protected and ctx.mode != "yolo":
         return Decision("ask", f"{protected[0]} is read-only (no write permission): asked in every mode but yolo",
                         ctx.mode_by(), destructive, suggested)
-    outside = [f.abs for facts in per_path for f in facts if f.rel is None]
-    if outside and ctx.mode != "yolo":
-        return Decision("ask", f"outside the project ({outside[0]})", ctx.mode_by(), destructive, suggested)
     if not write or ctx.mode in ("accept-edits", "auto", "yolo"):
         return Decision("allow", "read-only" if not write else "edit inside the project", ctx.mode_by(),
                         destructive)

@@ -169,7 +169,8 @@ def _allow_or_ask(a: CommandAnalysis, facts: _Facts, ctx: DecisionContext, tool:
         return Decision("allow", "yolo", "mode yolo", destructive)
     if outside:
         return Decision("ask", f"outside the project ({outside[0]})", f"mode {ctx.mode}", destructive, suggested)
-    return _by_mode(a, pending, ctx, destructive, suggested)
+    return _unless_write_protected(_by_mode(a, pending, ctx, destructive, suggested), pending, ctx,
+                                  suggested)
 
 
 def _by_mode(a: CommandAnalysis, pending: list[Unit], ctx: DecisionContext, destructive: bool,
@@ -187,9 +188,6 @@ def _by_mode(a: CommandAnalysis, pending: list[Unit], ctx: DecisionContext, dest
         why = "destructive: " + ", ".join(effects.destroys)
     elif effects.edits:
         why = "edits " + ", ".join(effects.edits[:3])
-    if (protected := _write_protected(pending, ctx)) is not None:
-        return Decision("ask", f"changes {protected}, a read-only file (no write permission)", by, destructive,
-                        suggested)
     blocker = ""
     if ctx.containment is not None and ctx.containment.applies:
         found = not_contained(pending, ctx, ctx.containment, a)
@@ -205,10 +203,17 @@ def _by_mode(a: CommandAnalysis, pending: list[Unit], ctx: DecisionContext, dest
     return Decision("ask", why + blocker, by, destructive, suggested)
 
 
-def _write_protected(pending: list[Unit], ctx: DecisionContext) -> str | None:
-    """The first file these commands delete, overwrite or edit that the user made read-only: asked
-    below ``yolo`` even where the sandbox and a snapshot would contain it."""
-    return next((w for u in pending for w in (*u.deletes, *u.overwrites, *u.edits) if ctx.write_protected(w)), None)
+def _unless_write_protected(d: Decision, pending: list[Unit], ctx: DecisionContext,
+                            suggested: str | None) -> Decision:
+    """The mode's allow becomes an ask when these commands delete, overwrite or edit a file the user
+    made read-only (below ``yolo``, even where the sandbox and a snapshot would contain it)."""
+    if d.behavior != "allow":
+        return d
+    found = next((w for u in pending for w in (*u.deletes, *u.overwrites, *u.edits) if ctx.write_protected(w)), None)
+    if found is None:
+        return d
+    return Decision("ask", f"changes {found}, a read-only file (no write permission)", f"mode {ctx.mode}",
+                    d.destructive, suggested)
 
 
 def _edits_only(pending: list[Unit], ctx: DecisionContext) -> bool:
