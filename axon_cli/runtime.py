@@ -175,6 +175,7 @@ def session_callbacks(loaded: LoadedSettings, state_dir: Path, session_id: str, 
         callbacks.meta("session", id=session_id, started=time.strftime("%Y-%m-%dT%H:%M:%S"),
                    cwd=str(Path.cwd()), model=settings.model)
         return callbacks
+    transcript.claim()            # the runtime's own hold on the session, let go when it closes
     transcript.message_count = resumed.message_count
     callbacks.turns = resumed.turns
     meter.base_prompt, meter.base_completion = resumed.prompt_tokens, resumed.completion_tokens
@@ -204,24 +205,30 @@ def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver,
     if session_id is None:
         return build_runtime(loaded, project_root, approver)
     notices: list[str] = []
+    claimed = Transcript(state_dir, session_id, exists=True)    # held until the runtime's own transcript is
     try:
         try:
-            Transcript(state_dir, session_id, exists=True).claim()
-        except SessionInUse as busy:
-            if not fork_busy:
-                raise
-            forked = fork_session(state_dir, session_id)
-            notices.append(f"session {session_id} is in use by another axon{f' (pid {busy.pid})' if busy.pid else ''}: "
-                           f"continuing in a copy of it, session {forked}")
-            session_id = forked
-        resumed = load_transcript(sessions_dir(state_dir) / f"{session_id}.jsonl")
-    except OSError as e:
-        raise UsageError(f"cannot read session {session_id}: {e.strerror or e}") from None
-    if resumed.torn_tail:
-        notices.append(f"session {session_id}: its last line was cut off mid-write (a crash); that line "
-                       "was dropped")
-    rt = build_runtime(loaded, project_root, approver, session_id=session_id, messages=resumed.messages,
-                       resumed=resumed)
+            try:
+                claimed.claim()
+            except SessionInUse as busy:
+                if not fork_busy:
+                    raise
+                forked = fork_session(state_dir, session_id)
+                notices.append(f"session {session_id} is in use by another axon"
+                               f"{f' (pid {busy.pid})' if busy.pid else ''}: continuing in a copy of it, session {forked}")
+                session_id = forked
+                claimed = Transcript(state_dir, session_id, exists=True)
+                claimed.claim()
+            resumed = load_transcript(sessions_dir(state_dir) / f"{session_id}.jsonl")
+        except OSError as e:
+            raise UsageError(f"cannot read session {session_id}: {e.strerror or e}") from None
+        if resumed.torn_tail:
+            notices.append(f"session {session_id}: its last line was cut off mid-write (a crash); that line "
+                           "was dropped")
+        rt = build_runtime(loaded, project_root, approver, session_id=session_id, messages=resumed.messages,
+                           resumed=resumed)
+    finally:
+        claimed.release()
     for line in notices:
         rt.bus(Notice(message=line))
     if resumed.mode and not loaded.source("mode").startswith("flag"):

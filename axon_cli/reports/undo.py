@@ -14,7 +14,7 @@ from pathlib import Path
 from axon_cli.config import LoadedSettings
 from axon_cli.errors import AxonError
 from axon_cli.session.session_lock import in_use_elsewhere
-from axon_cli.session.transcript import Transcript, sessions_dir
+from axon_cli.session.transcript import SessionInUse, Transcript, sessions_dir
 from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, SnapshotError, UndoReport, undo_turns
 from axon_cli.snapshots.modes import shown
 
@@ -50,8 +50,10 @@ def _tell_the_session(root: Path, report: UndoReport) -> None:
         return
     note = {"role": "user", "content": "[axon: the user undid your changes of the last turn: "
             + "; ".join(changed) + ". Read files again before editing them.]"}
-    with contextlib.suppress(OSError):
-        Transcript(state_dir, session, exists=True).append(note)
+    writer = Transcript(state_dir, session, exists=True)
+    with contextlib.suppress(OSError, SessionInUse):     # taken by an axon that started meanwhile: not told
+        writer.append(note)
+    writer.release()
 
 
 def list_lines(store: ProjectSnapshots) -> list[str]:

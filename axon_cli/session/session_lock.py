@@ -15,7 +15,7 @@ from pathlib import Path
 
 __all__ = ["lock_path", "hold", "release", "holder", "held_here", "in_use_elsewhere"]
 
-_held: dict[str, int] = {}            # lock file -> the descriptor this process holds it with
+_held: dict[str, list[int]] = {}      # lock file -> [the descriptor this process holds it with, holders]
 _guard = threading.Lock()
 
 
@@ -28,13 +28,14 @@ def held_here(transcript: Path) -> bool:
 
 
 def hold(transcript: Path) -> int | None:
-    """Take the session's lock for the rest of this process (a no-op when it holds it already).
+    """Take the session's lock (counted: each ``hold`` of this process is ended by one ``release``).
     None: taken; else the pid of the live process that holds it (0 when it cannot be read)."""
     import fcntl
 
     path = lock_path(transcript)
     with _guard:
-        if str(path) in _held:
+        if (mine := _held.get(str(path))) is not None:
+            mine[1] += 1
             return None
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
@@ -50,18 +51,23 @@ def hold(transcript: Path) -> int | None:
         with contextlib.suppress(OSError):
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        _held[str(path)] = fd
+        _held[str(path)] = [fd, 1]
         return None
 
 
 def release(transcript: Path) -> None:
-    """Let the session go (the runtime closed); the lock file stays, empty of meaning."""
+    """End one ``hold``; the last one lets the session go (the lock file stays, empty of meaning)."""
     with _guard:
-        fd = _held.pop(str(lock_path(transcript)), None)
-    if fd is not None:
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
-        os.close(fd)
+        mine = _held.get(key := str(lock_path(transcript)))
+        if mine is None:
+            return
+        mine[1] -= 1
+        if mine[1] > 0:
+            return
+        del _held[key]
+    with contextlib.suppress(OSError):
+        os.ftruncate(mine[0], 0)
+    os.close(mine[0])
 
 
 def holder(transcript: Path) -> int | None:

@@ -86,6 +86,7 @@ class Transcript:
         self.path = sessions_dir(state_dir) / f"{session_id}.jsonl"
         self.message_count = 0            # message lines so far (their indexes in compaction views)
         self._pending: list[str] | None = None if exists else []
+        self._holding = False             # this object holds the session's lock (session_lock)
 
     def append(self, message: dict[str, Any]) -> int:
         """Write one message; returns its index among the session's message lines."""
@@ -109,8 +110,7 @@ class Transcript:
             return
         ensure_state_dir(self.state_dir)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if (pid := hold(self.path)) is not None:
-            raise SessionInUse(self.session_id, pid)
+        self.claim()
         # A lone surrogate (a file name that is not UTF-8, a model's "\\udc80") can only sit inside a
         # JSON string, where its backslash escape reads back as the same character: valid JSON always.
         data = ("\n".join(lines) + "\n").encode("utf-8", "backslashreplace")
@@ -126,23 +126,27 @@ class Transcript:
 
     def claim(self) -> None:
         """Hold the session for this process now (resuming): ``SessionInUse`` if another one does."""
+        if self._holding:
+            return
         if (pid := hold(self.path)) is not None:
             raise SessionInUse(self.session_id, pid)
+        self._holding = True
 
     def release(self) -> None:
-        release(self.path)
+        if self._holding:
+            self._holding = False
+            release(self.path)
 
 
 def fork_session(state_dir: Path, session_id: str) -> str:
     """A new session holding a copy of ``session_id``'s transcript as it is now (its holder may be
-    mid-turn: an unanswered call reads back as interrupted); the new id, held by this process."""
+    mid-turn: an unanswered call reads back as interrupted); the new id (nobody else knows it yet)."""
     source = sessions_dir(state_dir) / f"{session_id}.jsonl"
     with open(source, "rb") as fh:
         data = fh.read(MAX_TRANSCRIPT_BYTES + 1)
     if len(data) > MAX_TRANSCRIPT_BYTES:
         raise ConfigError(f"{source}: larger than {MAX_TRANSCRIPT_BYTES >> 20} MiB; not resumed")
     fork = Transcript(state_dir, new_session_id(), exists=True)
-    fork.claim()
     cut = data.rfind(b"\n") + 1                      # whole lines only: the holder may be writing one
     fd = os.open(fork.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:

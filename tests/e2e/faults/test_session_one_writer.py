@@ -141,3 +141,44 @@ def test_undo_does_not_revert_a_live_sessions_turn(server, run_axon, project, ax
     r = run_axon("undo")                               # the session ended: its turn undoes now
     assert r.code == 0, r.stderr
     assert not (project / "made.txt").exists()
+
+
+def test_a_chat_holds_its_session_until_it_ends_also_across_resume(server, run_axon, project, chat):
+    server.add(text_reply("hello back"))
+    c = chat()
+    c.say("hello")
+    c.expect("hello back")
+    c.prompt()
+    [path] = list((project / ".axon" / "sessions").glob("*.jsonl"))
+    sid = path.stem
+    r = run_axon("run", "--resume", sid, "meanwhile")
+    assert r.code == 1 and "in use" in r.stderr and len(server.requests) == 1
+    c.say(f"/resume {sid}")                             # the same session again: still held by this chat
+    c.expect(f"resumed session {sid}")
+    c.prompt()
+    r = run_axon("run", "--resume", sid, "meanwhile")
+    assert r.code == 1 and "in use" in r.stderr and len(server.requests) == 1
+    c.exit()
+    server.add(text_reply("after the chat"))
+    r = run_axon("run", "--resume", sid, "after")
+    assert r.code == 0, r.stderr
+    assert _user_words(path) == ["hello", "after"]
+
+
+def test_slash_undo_in_a_chat_leaves_another_live_sessions_turn_alone(server, project, axon_env, chat):
+    gate = threading.Event()
+    server.add(tool_reply(("write_file", {"path": "made.txt", "content": "in progress\n"})),
+               _held(gate, text_reply("done")))
+    live = _mid_turn(project, axon_env, "--yes", "make a file")
+    try:
+        server.wait_for_requests(2, timeout=60)
+        c = chat()
+        c.say("/undo")
+        c.expect("in use")
+        c.prompt()
+        assert (project / "made.txt").read_text() == "in progress\n"
+        c.exit()
+    finally:
+        gate.set()
+        live.communicate(timeout=60)
+    assert live.returncode == 0
