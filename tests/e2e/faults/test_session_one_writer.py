@@ -122,13 +122,25 @@ def test_chat_resuming_a_live_session_continues_in_a_copy(server, run_axon, proj
     assert copies[0].stem in c.text() and "copy" in c.text()
 
 
-def test_undo_does_not_revert_a_live_sessions_turn(server, run_axon, project, axon_env):
+def _writing_mid_turn(server, project: Path, axon_env: dict[str, str]):   # type: ignore[no-untyped-def]
+    """An axon whose turn has written made.txt and waits for the model (until the gate opens)."""
     gate = threading.Event()
     server.add(tool_reply(("write_file", {"path": "made.txt", "content": "in progress\n"})),
                _held(gate, text_reply("done")))
     live = _mid_turn(project, axon_env, "--yes", "make a file")
     try:
-        server.wait_for_requests(2, timeout=60)        # made.txt written, the turn still going
+        server.wait_for_requests(2, timeout=60)
+    except BaseException:
+        gate.set()
+        live.kill()
+        live.communicate(timeout=30)
+        raise
+    return gate, live
+
+
+def test_undo_does_not_revert_a_live_sessions_turn(server, run_axon, project, axon_env):
+    gate, live = _writing_mid_turn(server, project, axon_env)
+    try:
         assert (project / "made.txt").read_text() == "in progress\n"
         r = run_axon("undo")
         assert r.code == 1 and "Traceback" not in r.stderr
@@ -166,12 +178,8 @@ def test_a_chat_holds_its_session_until_it_ends_also_across_resume(server, run_a
 
 
 def test_slash_undo_in_a_chat_leaves_another_live_sessions_turn_alone(server, project, axon_env, chat):
-    gate = threading.Event()
-    server.add(tool_reply(("write_file", {"path": "made.txt", "content": "in progress\n"})),
-               _held(gate, text_reply("done")))
-    live = _mid_turn(project, axon_env, "--yes", "make a file")
+    gate, live = _writing_mid_turn(server, project, axon_env)
     try:
-        server.wait_for_requests(2, timeout=60)
         c = chat()
         c.say("/undo")
         c.expect("in use")
