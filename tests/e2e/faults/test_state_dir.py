@@ -65,3 +65,18 @@ def test_a_broken_snapshot_store_is_one_line_and_the_run_goes_on(server, run_axo
     assert len(lines) == 1 and str(store) in lines[0] and "move it aside" in lines[0]
     assert (project / "a.txt").read_text() == "one\n"    # nothing half undone
     assert run_axon("undo", "--list").code == 0
+
+
+@pytest.mark.parametrize("where", [".axon", ".axon/sessions"])
+def test_a_file_where_the_project_state_dir_should_be_leaves_the_run_working(server, run_axon, project: Path,
+                                                                             where: str) -> None:
+    (project / where).parent.mkdir(exist_ok=True)
+    (project / where).write_text("not a directory\n")
+    server.add(tool_reply(("write_file", {"path": "b.txt", "content": "two\n"})), text_reply("ok"))
+    r = run_axon("run", "--yes", "make b")
+    assert r.code == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    assert (project / "b.txt").read_text() == "two\n"
+    said = [line for line in r.stderr.splitlines() if "transcript" in line]
+    assert len(said) == 1 and str(project / where) in said[0]
+    assert (project / where).read_text() == "not a directory\n"      # the user's file is left as it was
