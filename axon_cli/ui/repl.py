@@ -51,7 +51,7 @@ log = logging.getLogger("axon.repl")
 def open_runtime(loaded: LoadedSettings, root: Path, approver: Approver, cont: bool = False,
                  resume: str | None = None) -> Runtime:
     """A runtime for a new, continued (latest) or resumed (id or unique prefix) session."""
-    return open_session(loaded, root, approver, cont=cont, resume=resume)
+    return open_session(loaded, root, approver, cont=cont, resume=resume, fork_busy=True)
 
 
 def _warm_up() -> None:
