@@ -137,7 +137,6 @@ class Repl:
 
     def set_mode(self, mode: str) -> None:
         self.rt.policy.set_mode(mode)
-        self.rt.llm.settings.mode = mode  # type: ignore[assignment]
 
     def cycle_mode(self) -> None:
         """Shift-Tab: default → accept-edits → plan → default (the prompt line shows the mode)."""
