@@ -5,8 +5,9 @@ alternately in the same run), the ratio, and the goal. Numbers never go into tes
     bench/run --runs 5        # fewer repetitions
     bench/run --skip tree,turns
 
-Rows: start-up (``--version``, ``--help``, ``axon run hi``), bash printing 100 MB, ``list_files``
-and ``search_files`` on a 50,000-file tree, 200 scripted ``read_file`` turns vs the raw openai SDK
+Rows: start-up (``--version``, ``--help``, ``axon run hi``, ``axon chat`` until its prompt is on
+screen), bash printing 100 MB, ``list_files`` (in and outside git) and ``search_files`` on a
+50,000-file tree, 200 scripted ``read_file`` turns vs the raw openai SDK
 sending the same requests, peak RSS for 1 GiB of bash output, first-request tokens, and Ctrl-C
 latency of a running command. axon's own modules are byte-compiled first (as ``pip install`` does).
 """
@@ -30,6 +31,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_rows import (  # noqa: E402
     bash_row,
+    chat_prompt_row,
     ctrl_c_row,
     first_request_tokens,
     rss_row,
@@ -74,7 +76,7 @@ def startup_rows(runs: int, tmp: Path) -> list[Row]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=11, help="repetitions per timed row (default 11)")
-    ap.add_argument("--skip", default="", help="comma-separated: startup,run,bash,tree,turns,rss,ctrlc")
+    ap.add_argument("--skip", default="", help="comma-separated: startup,run,chat,bash,tree,turns,rss,ctrlc")
     args = ap.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     compileall.compile_dir(str(Path(axon_cli.__file__).parent), quiet=1)
@@ -83,6 +85,7 @@ def main() -> int:
     steps: list[tuple[str, Callable[[Path], None]]] = [
         ("startup", lambda tmp: rows.extend(startup_rows(args.runs, tmp))),
         ("run", lambda tmp: rows.append(run_hi_row(axon_cmd(), args.runs, tmp, alternate))),
+        ("chat", lambda tmp: rows.append(chat_prompt_row(axon_cmd(), args.runs, tmp))),
         ("bash", lambda tmp: rows.extend(bash_row(max(5, args.runs // 2)))),
         ("tree", lambda tmp: rows.extend(tree_rows(max(3, args.runs // 3), tmp))),
         ("turns", lambda tmp: rows.append(turns_row(axon_cmd(), max(3, args.runs // 4), tmp))),
