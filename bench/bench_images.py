@@ -13,47 +13,20 @@ a 4×16,000,000 grey PNG (its rows' pointers alone are
 
 from __future__ import annotations
 
-import io
 import os
-import struct
 import subprocess
 import sys
 import tempfile
-import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tests.e2e.attacks.pictures import big_jpeg, blank_png  # noqa: E402
 from tests.fakeserver import ScriptedServer, text_reply, tool_reply  # noqa: E402
 
 __all__ = ["image_rss_notes", "GOAL_MB"]
 
 GOAL_MB = 300
-
-
-def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-
-def blank_png(width: int, height: int, grey: bool = False) -> bytes:
-    """An RGBA (or grey) PNG of ``width``×``height`` blank pixels, compressed row by row (a small file)."""
-    row = b"\0" * (1 + width * (1 if grey else 4))
-    packer = zlib.compressobj(9)
-    idat = bytearray()
-    for _ in range(height):
-        idat += packer.compress(row)
-    idat += packer.flush()
-    header = struct.pack(">IIBBBBB", width, height, 8, 0 if grey else 6, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", bytes(idat)) + _chunk(b"IEND", b"")
-
-
-def big_jpeg(side: int, progressive: bool) -> bytes:
-    from PIL import Image
-
-    img = Image.linear_gradient("L").resize((side, side)).convert("RGB")
-    buffer = io.BytesIO()
-    img.save(buffer, "JPEG", quality=50, progressive=progressive)
-    return buffer.getvalue()
 
 
 def _peak_mb(axon: list[str], task: str, paths: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, str]:
