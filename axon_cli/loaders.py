@@ -143,7 +143,7 @@ def _too_deep_at(text: str | bytes) -> ValueError:
     import json
 
     doc = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-    depth, pos, quoted, escaped = 0, 0, False, False
+    depth, quoted, escaped = 0, False, False
     for pos, char in enumerate(doc):
         if quoted:
             quoted, escaped = (escaped or char != '"'), (not escaped and char == "\\")
@@ -152,10 +152,10 @@ def _too_deep_at(text: str | bytes) -> ValueError:
         elif char in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                break
+                return json.JSONDecodeError(f"nested deeper than {MAX_DEPTH} levels", doc, pos)
         elif char in "]}":
             depth -= 1
-    return json.JSONDecodeError(f"nested deeper than {MAX_DEPTH} levels", doc, pos)
+    return json.JSONDecodeError(f"nested deeper than {MAX_DEPTH} levels", doc, 0)
 
 
 def parse_json(text: str, where: str | Path) -> Any:

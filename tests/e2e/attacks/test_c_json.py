@@ -2,8 +2,8 @@
 through the one bounded loader (``axon_cli/loaders.py``: size, UTF-8, nesting). Planted for real, one
 ``axon run`` each: no traceback, the exit code the README documents, and the effect: an optional file
 that cannot be used is one line naming it while axon goes on (a broken ``.claude/settings.json``: its
-hooks are left out, the other file's hooks still run); a model's tool call or a hook's reply nested
-50,000 deep reaches the model as an error and the turn ends normally.
+hooks are left out, the other file's hooks still run); a model's tool call nested 50,000 deep or a
+hook's reply nested 4,000 deep reaches the model as an error and the turn ends normally.
 """
 
 from __future__ import annotations
@@ -79,12 +79,14 @@ def test_a_tool_call_nested_50000_deep_is_an_error_for_the_model(protocol: str, 
     assert "alpha" not in sent                                          # nothing was run with such arguments
 
 
-def test_a_hook_reply_nested_50000_deep_is_a_hook_problem_not_a_crash(lab: Lab) -> None:
+def test_a_hook_reply_nested_4000_deep_is_a_hook_problem_not_a_crash(lab: Lab) -> None:
     (lab.project / "a.txt").write_text("alpha\n")
-    reply = lab.write("reply.json", '{"hookSpecificOutput": ' + DEEP_JSON + "}")
+    deep = "[" * 4000 + "]" * 4000                       # within the 10,000 bytes a hook's output is read
+    reply = lab.write("reply.json", '{"hookSpecificOutput": ' + deep + "}")
     lab.write(".claude/settings.json", '{"hooks": {"PreToolUse": [{"matcher": "read_file", "hooks": '
-              '[{"type": "command", "command": "cat ' + str(reply) + '"}]}]}}')
+              '[{"type": "command", "command": "touch hook-ran; cat ' + str(reply) + '"}]}]}}')
     lab.script(tool_reply(("read_file", {"path": "a.txt"})), text_reply("fine"))
     ran = lab.axon("run", "read a.txt", env=TRUSTED, timeout=120)
     assert not crashed(ran) and ran.code == 0, f"exit {ran.code}: {ran.stderr[-2500:]}"
     assert ran.stdout.strip() == "fine" and len(lab.server.requests) == 2
+    assert (lab.project / "hook-ran").exists()                          # the hook ran and replied
