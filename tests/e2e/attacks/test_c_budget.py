@@ -9,6 +9,7 @@ optional chunk is broken (the MCP "everything" server's picture), cut pixel data
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import sys
@@ -18,6 +19,7 @@ from typing import Any
 from PIL import Image
 
 from axon_cli.imaging import MAX_EDGE
+from tests.e2e.acp.client import DEADLINE_S, RecordingClient, open_axon
 from tests.e2e.attacks.lab import crashed
 from tests.e2e.attacks.pictures import big_jpeg, blank_png, png_chunk
 from tests.e2e.mcp.test_mcp_e2e import TRUSTED, tool_messages, write_mcp_json
@@ -112,3 +114,24 @@ def test_cut_pixel_data_is_still_refused(server, run_axon, project):
     assert not crashed(ran) and ran.code == 0, ran.stderr[-2500:]
     assert pictures_sent(server.requests[1].messages) == []
     assert tool_messages(server.requests[1].messages)["call_1_0"].startswith("Error: cut.png: not a valid PNG")
+
+
+def test_an_acp_image_block_over_the_budget_is_left_out_and_the_turn_ends(project, server, axon_env, tmp_path):
+    from acp import image_block, text_block
+    from acp.schema import ClientCapabilities
+
+    server.add(text_reply("seen"))
+    blocks = [text_block("look"), image_block(base64.b64encode(blank_png(7999, 7999)).decode(), "image/png"),
+              image_block(base64.b64encode(blank_png(30, 20)).decode(), "image/png")]
+
+    async def drive() -> str:
+        async with open_axon(RecordingClient(), project, dict(axon_env, AXON_MODEL="gpt-4o"),
+                             tmp_path / "stderr.txt") as conn:
+            await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            done = await conn.prompt(session_id=session.session_id, prompt=blocks)
+            return str(done.stop_reason)
+
+    assert asyncio.run(asyncio.wait_for(drive(), DEADLINE_S)) == "end_turn"
+    assert [img.size for img in pictures_sent(server.requests[0].conversation)] == [(30, 20)]
+    assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
