@@ -120,7 +120,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     hook_context = extensions.start_session("resume" if resumed is not None else "startup")
     if extensions.hooks is not None:
         ctx.extra[SESSION_ENV_KEY] = extensions.hooks.session_env   # CLAUDE_ENV_FILE's variables for bash
-    for line in extensions.notices:   # broken extension files, failing SessionStart hooks
+    for line in [*loaded.notices, *extensions.notices]:   # broken optional files, failing SessionStart hooks
         bus(Notice(message=line))
     agent = build_agent(settings, registry, dispatcher, llm, emit=bus, protocol=protocol,
                         prompt=lambda: build_system_prompt(settings, registry, callbacks.current_mode()),
