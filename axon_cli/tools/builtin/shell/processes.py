@@ -87,7 +87,12 @@ def _signal_all(pgid: int, run_id: str, sig: int) -> bool:
 
 
 def kill_tree(proc: subprocess.Popen[bytes], run_id: str) -> None:
-    """SIGTERM (+SIGCONT for stopped ones) to everything the command started; SIGKILL after a grace."""
+    """SIGTERM (+SIGCONT for stopped ones) to everything the command started; SIGKILL after a grace.
+    A command under a keeper (``sandbox.lifetime``) is ended by its keeper first (every descendant);
+    the group and the marker are the fallback, and what is left without a keeper."""
+    from axon_cli.sandbox.lifetime import end
+
+    end(proc)
     if _signal_all(proc.pid, run_id, signal.SIGTERM):
         _signal_all(proc.pid, run_id, signal.SIGCONT)
         deadline = time.monotonic() + KILL_GRACE
