@@ -43,6 +43,9 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
         rt.bus.subscribe(exits)
     rt.bus(SessionStarted(session_id=rt.session_id, model=loaded.settings.model, cwd=str(project_root),
                           mode=loaded.settings.mode, tools=[s.name for s in rt.registry.active()]))
+    from axon_cli.startup.interrupts import ready
+
+    ready()                            # start-up is over: a Ctrl-C now cancels the turn
     try:
         result = _run(rt, task, max_turns, command)
     finally:

@@ -1,0 +1,75 @@
+"""Issue 34 item 2: Ctrl-C at any moment of start-up is one line, never a traceback.
+
+The real ``axon`` is started, and one SIGINT (what Ctrl-C sends) lands at a staggered point of its
+start-up — from the moment axon's first line has run (its SIGTERM handler shows in
+``/proc/PID/status``; before that only the interpreter and ``site`` run, which print their own
+traceback for any program) through imports, settings, the first request and the answer. Whatever the moment: it ends after that one signal (never waits for a second one),
+with exit 130 and ``axon: interrupted`` as the last line of stderr, or 0 if it had already answered;
+never a ``Traceback``, a ``KeyboardInterrupt`` or a ``PanicException`` (pydantic-core interrupted
+inside Rust). ``axon run`` (its fast path and the typer path) and ``axon config`` are covered.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+
+import pytest
+
+from tests.conftest import axon_command
+from tests.e2e.faults.lifetime import DEADLINE
+from tests.fakeserver import text_reply
+
+POINTS = 24                   # staggered moments, 0 to ~0.7 s after axon's first line
+STEP = 0.03
+COMMANDS = {
+    "run": ["run", "hi", "--sandbox", "off"],
+    "run-typer": ["run", "--max-turns", "3", "hi", "--sandbox", "off"],
+    "config": ["config"],
+}
+
+
+def _catches_sigterm(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            caught = next(line for line in fh if line.startswith("SigCgt:"))
+    except (OSError, StopIteration):
+        return True                    # gone already: nothing left to wait for
+    return bool(int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+
+
+def _wait_for_axons_first_line(pid: int) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not _catches_sigterm(pid):
+        assert time.monotonic() < deadline, "axon never installed its signal handling"
+        time.sleep(0.002)
+
+
+def _interrupt_at(delay: float, args: list[str], project, env) -> tuple[int, str]:
+    proc = subprocess.Popen([*axon_command(), *args], cwd=project, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_axons_first_line(proc.pid)
+        if delay:
+            time.sleep(delay)          # the moment of the Ctrl-C (what is tested), not a wait for state
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=DEADLINE)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError(f"one Ctrl-C at {delay:.2f} s did not end axon {' '.join(args)}") from None
+    return proc.returncode, err
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_one_ctrl_c_anywhere_in_start_up_is_one_line(server, project, axon_env, name):
+    server.add(*[text_reply("hello")] * POINTS)
+    bad = []
+    for i in range(POINTS):
+        code, err = _interrupt_at(i * STEP, COMMANDS[name], project, axon_env)
+        lines = err.strip().splitlines()
+        broken = any(word in err for word in ("Traceback", "KeyboardInterrupt", "PanicException"))
+        if broken or code not in (0, 130) or (code == 130 and lines[-1:] != ["axon: interrupted"]):
+            bad.append(f"at {i * STEP:.2f} s: exit {code}, stderr {err[-600:]!r}")
+    assert bad == [], "\n".join(bad)
