@@ -1,7 +1,8 @@
 """Class E of issue 32, item 8: jobs end with the session, all of them.
 
 The attack: a command the model runs — a background job approved to run outside the sandbox
-(``--sandbox off``, what ``auto`` becomes without bubblewrap), or a foreground one — leaves a
+(``outside_sandbox`` approved under ``auto``; ``--sandbox off``, what ``auto`` becomes without
+bubblewrap), or a foreground one — leaves a
 process behind that has left the command's process group *and* cleared its environment (so no
 marker finds it): ``setsid env -i …``, a double fork, ``setsid -f``, a Python daemon. ``axon run``
 then ends normally. The effect judged: no process carrying the run's token in its argv is alive
@@ -24,7 +25,7 @@ FORMS = {
 }
 
 
-@pytest.mark.parametrize("sandbox", ["off", "auto"])
+@pytest.mark.parametrize("sandbox", ["off", "auto", "approved-outside"])
 @pytest.mark.parametrize("background", [True, False], ids=["job", "foreground"])
 @pytest.mark.parametrize("form", sorted(FORMS))
 def test_an_escaped_detached_process_ends_with_the_session(server, run_axon, project, form, background, sandbox):
@@ -38,10 +39,14 @@ def test_an_escaped_detached_process_ends_with_the_session(server, run_axon, pro
                                    for c in live(token).values()), "the escapee to run")
         return text_reply("left it running")
 
-    server.add(tool_reply(("bash", {"command": command, "run_in_background": background})), after)
+    call = {"command": command, "run_in_background": background}
+    if sandbox == "approved-outside":             # an auto sandbox, the call approved to leave it
+        call["outside_sandbox"] = True
+    server.add(tool_reply(("bash", call)), after)
     try:
-        r = run_axon("run", "start it", "--yes", "--sandbox", sandbox)
+        r = run_axon("run", "start it", "--yes", "--sandbox", "auto" if sandbox == "approved-outside" else sandbox)
         assert r.code == 0, r.stderr
+        assert ("[outside the sandbox" in r.stderr) == (sandbox == "approved-outside")
         assert (project / ".left-it").exists()
         wait_gone(token)
     finally:
