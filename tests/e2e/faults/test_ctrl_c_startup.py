@@ -6,7 +6,8 @@ start-up — from the moment axon's first line has run (its SIGTERM handler show
 traceback for any program) through imports, settings, the first request and the answer. Whatever the moment: it ends after that one signal (never waits for a second one),
 with exit 130 and ``axon: interrupted`` as the last line of stderr, or 0 if it had already answered;
 never a ``Traceback``, a ``KeyboardInterrupt`` or a ``PanicException`` (pydantic-core interrupted
-inside Rust). ``axon run`` (its fast path and the typer path) and ``axon config`` are covered.
+inside Rust). ``axon run`` (its fast path and the typer path) and ``axon config`` are covered; and
+SIGTERM the same way (``axon: terminated``, 143).
 """
 
 from __future__ import annotations
@@ -46,19 +47,19 @@ def _wait_for_axons_first_line(pid: int) -> None:
         time.sleep(0.002)
 
 
-def _interrupt_at(delay: float, args: list[str], project, env) -> tuple[int, str]:
+def _interrupt_at(delay: float, args: list[str], project, env, sig: int = signal.SIGINT) -> tuple[int, str]:
     proc = subprocess.Popen([*axon_command(), *args], cwd=project, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         _wait_for_axons_first_line(proc.pid)
         if delay:
             time.sleep(delay)          # the moment of the Ctrl-C (what is tested), not a wait for state
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _out, err = proc.communicate(timeout=DEADLINE)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
-        raise AssertionError(f"one Ctrl-C at {delay:.2f} s did not end axon {' '.join(args)}") from None
+        raise AssertionError(f"one {signal.Signals(sig).name} at {delay:.2f} s did not end axon {' '.join(args)}") from None
     return proc.returncode, err
 
 
@@ -71,5 +72,17 @@ def test_one_ctrl_c_anywhere_in_start_up_is_one_line(server, project, axon_env, 
         lines = err.strip().splitlines()
         broken = any(word in err for word in ("Traceback", "KeyboardInterrupt", "PanicException"))
         if broken or code not in (0, 130) or (code == 130 and lines[-1:] != ["axon: interrupted"]):
+            bad.append(f"at {i * STEP:.2f} s: exit {code}, stderr {err[-600:]!r}")
+    assert bad == [], "\n".join(bad)
+
+
+def test_sigterm_anywhere_in_start_up_or_a_turn_is_one_line(server, project, axon_env):
+    """``timeout`` and a CI runner's cancel send SIGTERM: one line, 143, never a traceback."""
+    server.add(*[text_reply("hello")] * POINTS)
+    bad = []
+    for i in range(POINTS):
+        code, err = _interrupt_at(i * STEP, COMMANDS["run"], project, axon_env, signal.SIGTERM)
+        lines = err.strip().splitlines()
+        if "Traceback" in err or code not in (0, 143) or (code == 143 and lines[-1:] != ["axon: terminated"]):
             bad.append(f"at {i * STEP:.2f} s: exit {code}, stderr {err[-600:]!r}")
     assert bad == [], "\n".join(bad)
