@@ -25,9 +25,9 @@ def spinner(token: str, name: str) -> str:
     return f"sh -c '{LOOP}' {token}-{name}"
 
 
-def live(token: str) -> dict[int, str]:
-    """Live (non-zombie) processes whose command line holds ``token``: pid → command line."""
-    found: dict[int, str] = {}
+def live_where(read: str, match: Callable[[bytes], bool]) -> dict[int, bytes]:
+    """Live (non-zombie) processes whose ``/proc/PID/<read>`` matches: pid → what was read."""
+    found: dict[int, bytes] = {}
     me = os.getpid()
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == me:
@@ -36,13 +36,19 @@ def live(token: str) -> dict[int, str]:
             with open(f"/proc/{entry}/stat", "rb") as fh:
                 if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
                     continue
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                cmdline = fh.read()
+            with open(f"/proc/{entry}/{read}", "rb") as fh:
+                data = fh.read()
         except (OSError, IndexError):
             continue
-        if token.encode() in cmdline:
-            found[int(entry)] = cmdline.replace(b"\0", b" ").decode(errors="replace")[:200]
+        if match(data):
+            found[int(entry)] = data
     return found
+
+
+def live(token: str) -> dict[int, str]:
+    """Live processes whose command line holds ``token``: pid → command line."""
+    hits = live_where("cmdline", lambda cmdline: token.encode() in cmdline)
+    return {pid: cmdline.replace(b"\0", b" ").decode(errors="replace")[:200] for pid, cmdline in hits.items()}
 
 
 def wait_until(check: Callable[[], object], what: str, deadline: float = DEADLINE) -> None:

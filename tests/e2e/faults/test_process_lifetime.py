@@ -10,9 +10,11 @@ pid namespace or cgroup can follow.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +37,18 @@ SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGKILL]
 SANDBOXES = ["off", "auto"]
 
 
-def _start(project: Path, env: dict[str, str], sandbox: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([*axon_command(), "run", "go", "--yes", "--sandbox", sandbox], cwd=project, env=env,
+@contextlib.contextmanager
+def _axon(project: Path, env: dict[str, str], sandbox: str, token: str) -> Iterator[subprocess.Popen[str]]:
+    """``axon run`` in the background; afterwards (pass or fail) nothing of it is left running."""
+    proc = subprocess.Popen([*axon_command(), "run", "go", "--yes", "--sandbox", sandbox], cwd=project, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        end_all(token)
 
 
 def _running(token: str, *names: str) -> bool:
@@ -68,18 +79,12 @@ def test_killed_while_a_command_and_a_job_run_leaves_nothing(server, axon_env, p
         return tool_reply(("bash", {"command": foreground, "timeout": 300}))
 
     server.add(tool_reply(("bash", {"command": job, "run_in_background": True})), after_job, text_reply("done"))
-    proc = _start(project, axon_env, sandbox)
-    try:
+    with _axon(project, axon_env, sandbox, token) as proc:
         wait_until(lambda: (project / ".ready-job").exists() and (project / ".ready-fg").exists(),
                    "both commands to start")
         wait_until(lambda: _running(token, "job-escapee", "job", "fg-escapee", "fg"), "the spinners")
         err = _end(proc, sig)
         wait_gone(token)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        end_all(token)
     assert "Traceback" not in err
 
 
@@ -96,14 +101,8 @@ def test_killed_just_as_eight_commands_start_leaves_nothing(server, axon_env, pr
         return tool_reply(*calls)
 
     server.add(eight, text_reply("done"))
-    proc = _start(project, axon_env, sandbox)
-    try:
+    with _axon(project, axon_env, sandbox, token) as proc:
         assert served.wait(DEADLINE), "axon never asked the model"
         wait_until(lambda: files(project, ".started-*"), "the first command to start")
         _end(proc, sig)
         wait_gone(token)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        end_all(token)
