@@ -12,6 +12,7 @@ SIGTERM the same way (``axon: terminated``, 143).
 
 from __future__ import annotations
 
+import io
 import signal
 import subprocess
 import time
@@ -86,3 +87,37 @@ def test_sigterm_anywhere_in_start_up_or_a_turn_is_one_line(server, project, axo
         if "Traceback" in err or code not in (0, 143) or (code == 143 and lines[-1:] != ["axon: terminated"]):
             bad.append(f"at {i * STEP:.2f} s: exit {code}, stderr {err[-600:]!r}")
     assert bad == [], "\n".join(bad)
+
+
+def test_ctrl_c_anywhere_in_chats_start_up_is_one_line_in_a_terminal(project, axon_env):
+    """``axon chat`` in a real pty: a Ctrl-C before the prompt ends it with one line (130); one that
+    lands at the prompt is the prompt's ("press Ctrl-C again"), and Ctrl-D then leaves. Never a
+    traceback, and the terminal is never left without echo."""
+    import pexpect
+
+    env = {**axon_env, "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"}
+    cmd = axon_command()
+    bad: list[str] = []
+    outcomes: list[int] = []
+    for i in range(12):
+        child = pexpect.spawn(cmd[0], [*cmd[1:], "chat"], cwd=str(project), env=env, dimensions=(40, 120),
+                              encoding="utf-8", codec_errors="replace")
+        child.logfile_read = seen = io.StringIO()
+        try:
+            _wait_for_axons_first_line(child.pid)
+            time.sleep(i * 0.06)       # the moment of the Ctrl-C (what is tested), not a wait for state
+            child.kill(signal.SIGINT)
+            at = child.expect([pexpect.EOF, "press Ctrl-C again"], timeout=DEADLINE)
+            if at == 1:
+                child.sendeof()
+                child.expect(pexpect.EOF, timeout=DEADLINE)
+            child.close()
+            out = seen.getvalue()
+            outcomes.append(at)
+            if "Traceback" in out or (at == 0 and (child.exitstatus != 130 or "axon: interrupted" not in out)):
+                bad.append(f"at {i * 0.06:.2f} s: exit {child.exitstatus}/{child.signalstatus}: {out[-400:]!r}")
+        finally:
+            if child.isalive():
+                child.terminate(force=True)
+    assert bad == [], "\n".join(bad)
+    assert 0 in outcomes, "no Ctrl-C landed before the prompt: the start-up was not tested"
