@@ -6,8 +6,10 @@ itself); ``web_fetch`` alone names every URL; any other pattern is a glob over t
 Precedence is the usual deny > ask > allow > mode. ``read-only`` mode denies a fetch (a request
 reaches beyond the machine and its URL can carry data out, like ``curl``), allow rules included;
 ``yolo`` runs it; every other mode asks, suggesting the host's rule as "always allow".
-Only an allow rule naming a host exactly (no ``*``) lets ``web_fetch`` reach a private or loopback
-address of that host (``named_hosts``).
+A rule decides whether a host may be fetched, never where it may connect: a private or loopback
+address is reached only by a URL naming that IP literally, allowed by a rule naming the same IP
+(``web_fetch(domain:127.0.0.1)``); a rule naming a host by name never opens one, whatever its DNS
+says (the SSRF guard, ``tools/builtin/web/guard.py``, checks every connection).
 """
 
 from __future__ import annotations
@@ -90,8 +92,8 @@ def decide_web(tool_input: dict[str, Any], destructive: bool, ctx: DecisionConte
 
 
 def named_hosts(rules: Iterable[Rule]) -> frozenset[str]:
-    """The hosts named exactly by ``web_fetch(domain:HOST)`` allow rules (their private addresses
-    may be fetched)."""
+    """The hosts named exactly by ``web_fetch(domain:HOST)`` allow rules (the guard opens the private
+    addresses among them that are IP literals, for URLs naming them)."""
     out = set()
     for rule in rules:
         pattern = rule.pattern or ""

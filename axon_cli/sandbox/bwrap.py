@@ -14,7 +14,10 @@ In both, the hidden set (``hidden.py``) reads as empty, and so do the unix socke
 (``sockets``: Docker, agents, the session bus), except those ``sandbox_allow_sockets`` names. The environment is the bash tool's own. No
 ``--new-session``: the bash tool starts ``bwrap`` in a new session without a controlling terminal
 (so no ``TIOCSTI`` injection), and the sandboxed processes stay in bwrap's process group, which
-the tool's timeout/cancel kill signals.
+the tool's timeout/cancel kill signals. bwrap's parent is the command's keeper (``lifetime.py``), a
+single-threaded process that lives exactly as long as the command, so ``--die-with-parent`` follows
+it; a SIGKILL of axon before bwrap has armed that is caught by the keeper, which ends bwrap and,
+with it, the pid namespace.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ background thread (``preload.py``) before the CLI is even imported; ``axon run``
 garbage collector during start-up (``axon_cli/model/gcpause.py``), reads its own arguments when
 they are of the common shapes (``axon_cli/ui/run_entry.py``: no typer) and skips the interpreter's
 teardown once everything is flushed (``finish.py``). Everything else is ``axon_cli.cli.main``.
+Before any of it, ``interrupts.install`` makes a Ctrl-C, SIGTERM or SIGHUP one line on stderr.
 """
 
 from __future__ import annotations
@@ -23,7 +24,19 @@ __all__ = ["main"]
 
 
 def main() -> None:
-    argv = sys.argv[1:]
+    from axon_cli.startup import interrupts
+
+    interrupts.install()              # first: a Ctrl-C from here on is one line (``interrupts.py``)
+    try:
+        _main(sys.argv[1:])
+    except BaseException as e:
+        if not interrupts.after_interrupt(e):
+            raise
+        sys.stderr.write("axon: interrupted\n")
+        raise SystemExit(130) from None
+
+
+def _main(argv: list[str]) -> None:
     if argv in (["--version"], ["-V"]):
         sys.stdout.write(f"axon {__version__}\n")
         sys.stdout.flush()

@@ -179,6 +179,9 @@ class Repl:
 
     # -- the loop ---------------------------------------------------------------------------
     def loop(self) -> None:
+        from axon_cli.startup.interrupts import ready
+
+        ready()                        # start-up is over: Ctrl-C is the prompt's and the turn's
         if self.tty:
             ctrl_c_interrupts()
         read = self._tty_reader() if self.tty else self._plain_reader

@@ -45,6 +45,9 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     rt.bus(SessionStarted(session_id=rt.session_id, model=loaded.settings.model, cwd=str(project_root),
                           mode=rt.policy.mode, tools=[s.name for s in rt.registry.active()],
                           endpoint=endpoint_address(loaded.settings.base_url)))
+    from axon_cli.startup.interrupts import ready
+
+    ready()                            # start-up is over: a Ctrl-C now cancels the turn
     try:
         result = _run(rt, task, max_turns, command)
     finally:

@@ -21,6 +21,9 @@ def no_echo(enabled: bool) -> Iterator[None]:
     if not enabled:
         yield
         return
+    from axon_cli.startup.interrupts import ready
+
+    ready()                          # the terminal is changed: a Ctrl-C must unwind to restore it
     try:
         import termios
 

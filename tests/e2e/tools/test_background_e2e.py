@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import axon_command
+from tests.e2e.faults.lifetime import live_where
 from tests.fakeserver import Reply, text_reply, tool_reply
 
 DEADLINE = 20.0
@@ -34,20 +35,7 @@ def free_port() -> int:
 
 def live_with_env(needle: str) -> list[int]:
     """Live (non-zombie) pids whose environment holds ``needle`` (``NAME=value``)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                    continue
-            with open(f"/proc/{entry}/environ", "rb") as fh:
-                if needle.encode() in fh.read().split(b"\0"):
-                    found.append(int(entry))
-        except (OSError, IndexError):
-            continue
-    return found
+    return sorted(live_where("environ", lambda environ: needle.encode() in environ.split(b"\0")))
 
 
 def port_open(port: int) -> bool:

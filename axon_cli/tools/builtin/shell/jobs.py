@@ -6,8 +6,10 @@ job's head and tail windows and, for ``bash_output``, what is new since the last
 head and tail, so a chatty server costs bounded memory); everything past the limit also goes to a
 spill file, as for a foreground command. When the shell exits, or ``kill`` is asked, the whole
 process group is ended with ``processes.kill_tree`` (SIGTERM, then SIGKILL for what ignores it;
-on Linux also the processes that left the group). The table is closed with the session; tables
-still open when the interpreter exits are closed then (``atexit``), so no job outlives axon.
+on Linux everything below the job's keeper, ``setsid`` and cleared environments included). The
+table is closed with the session; tables still open when the interpreter exits are closed then
+(``atexit``); and if axon is killed outright, each job's keeper (``sandbox/lifetime.py``) sees it
+and ends the job, so no job outlives axon.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from axon_cli.sandbox.lifetime import spawn
 from axon_cli.tools.builtin.shell.capture import StreamCapture
 from axon_cli.tools.builtin.shell.processes import kill_tree
 from axon_cli.tools.builtin.shell.pump import drain, pump, widen_pipe
@@ -161,8 +164,8 @@ class JobTable:
                     f"{running} background jobs are running already (at most {MAX_RUNNING}); stop one with kill_shell"
                 raise ToolError(f"cannot start a background job: {why}")
             try:
-                proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+                proc = spawn(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, start_new_session=True)
             except OSError as e:
                 stack.close()
                 raise ToolError(f"could not start the shell: {e.strerror or e}") from None

@@ -2,8 +2,10 @@
 
 The command leads its own process group (a new session). When it ends, times out, is cancelled or
 anything fails, the whole group gets SIGTERM (and SIGCONT), then SIGKILL after a short grace. On
-Linux, processes that left the group (``setsid``) are found through a marker in their environment
-(``RUN_MARKER``) and killed too. The user's hooks run through the same functions.
+Linux, the command runs under a keeper (``sandbox/lifetime.py``) that is asked first and ends
+everything below it, whatever left the group or cleared its environment; processes that left the
+group (``setsid``) are also found through a marker in their environment (``RUN_MARKER``) and killed
+too (the fallback where there is no keeper). The user's hooks run through the same functions.
 """
 
 from __future__ import annotations
@@ -87,7 +89,12 @@ def _signal_all(pgid: int, run_id: str, sig: int) -> bool:
 
 
 def kill_tree(proc: subprocess.Popen[bytes], run_id: str) -> None:
-    """SIGTERM (+SIGCONT for stopped ones) to everything the command started; SIGKILL after a grace."""
+    """SIGTERM (+SIGCONT for stopped ones) to everything the command started; SIGKILL after a grace.
+    A command under a keeper (``sandbox.lifetime``) is ended by its keeper first (every descendant);
+    the group and the marker are the fallback, and what is left without a keeper."""
+    from axon_cli.sandbox.lifetime import end
+
+    end(proc)
     if _signal_all(proc.pid, run_id, signal.SIGTERM):
         _signal_all(proc.pid, run_id, signal.SIGCONT)
         deadline = time.monotonic() + KILL_GRACE

@@ -6,10 +6,10 @@ removed from it. stdout and stderr share one pipe (their order is kept). Output 
 streamed to a spill file as it arrives; memory holds only a head and a tail window.
 
 No process outlives the call (``processes.kill_tree``): when the command ends, times out, is
-cancelled or anything fails, the whole process group is ended, and on Linux the processes that left
-it (``setsid``) too. Not covered: a process that both left the group and cleared its environment (e.g.
-``setsid env -i …``) — only a sandbox can contain that: with ``--sandbox`` on, the command runs
-under bubblewrap (``axon_cli/sandbox/``) in its own pid namespace, which dies with it.
+cancelled or anything fails, everything it started is ended — on Linux through its keeper
+(``sandbox/lifetime.py``: a subreaper parent that also ends it all when axon itself ends, however
+it ends), so processes that left the group (``setsid``, ``setsid env -i …``, double forks) too. With
+``--sandbox`` on, the command also runs under bubblewrap in its own pid namespace, which dies with it.
 """
 
 from __future__ import annotations
@@ -121,6 +121,7 @@ def _may_leave(status: SandboxStatus, call: CallEnv, mode: str) -> bool:
 def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, timeout: float,
          mode: str, may_leave: bool, command: str = "") -> ToolOutput:
     from axon_cli.masking import default_masker
+    from axon_cli.sandbox.lifetime import spawn
     from axon_cli.tools.builtin.shell.capture import StreamCapture
     from axon_cli.tools.builtin.shell.hints import BACKGROUND_HINT, looks_long_running
     from axon_cli.tools.builtin.shell.notes import missing_path_note
@@ -129,9 +130,9 @@ def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, ti
     capture = StreamCapture(MAX_RESULT_CHARS - FOOTER_RESERVE, ctx.state_dir, "bash", default_masker())
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(argv, cwd=ctx.project_root, env=env,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = spawn(argv, cwd=ctx.project_root, env=env,
+                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                     start_new_session=True)
     except OSError as e:
         raise ToolError(f"could not start the shell: {e.strerror or e}") from None
     widen_pipe(proc)

@@ -3,8 +3,13 @@
 A host is resolved once per connection, every address it resolves to must be public (not private,
 loopback, link-local, multicast, reserved, unspecified or shared; an IPv4-mapped IPv6 address is
 judged by its IPv4 address), and the connection goes to the address that was checked, so a DNS
-answer that changes between check and connect (rebinding) cannot slip through. A host named exactly
-by an allow rule (``web_fetch(domain:127.0.0.1)``) may resolve to private addresses.
+answer that changes between check and connect (rebinding) cannot slip through.
+
+Rules name hosts, not addresses: a ``web_fetch(domain:HOST)`` allow rule (what "always allow" writes)
+never opens a non-public address, since the name's DNS may point anywhere later (169.254.169.254,
+the cloud metadata service). Only a URL whose host *is* an IP literal that an allow rule names
+literally (``web_fetch(domain:127.0.0.1)``) reaches that address; it is checked at every connection
+(after each resolution, on every redirect hop), so no name ever borrows the address's rule.
 """
 
 from __future__ import annotations
@@ -56,20 +61,47 @@ def _resolve(host: str, port: int) -> list[IPAddress]:
     return out
 
 
+def _literal(text: str) -> IPAddress | None:
+    """``text`` as an IP address (an IPv4-mapped IPv6 one as its IPv4 address); None for a name."""
+    try:
+        ip = ipaddress.ip_address(text.strip().strip("[]"))
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def _opened_address(host: str, named: Iterable[str]) -> IPAddress | None:
+    """The non-public address a fetch of ``host`` may reach: ``host`` itself when it is an IP literal
+    that one of the ``named`` hosts names literally; None otherwise (a name never opens one)."""
+    literal = _literal(host)
+    if literal is None:
+        return None
+    return literal if any(_literal(n) == literal for n in named) else None
+
+
 def resolve_checked(host: str, port: int, named: Callable[[], Iterable[str]]) -> list[IPAddress]:
-    """The addresses of ``host``, each checked; ``Blocked`` if any is not public and ``host`` is not
-    among the ``named`` hosts."""
+    """The addresses of ``host``, each checked; ``Blocked`` if any is not public, unless it is the
+    address ``host`` names literally and an allow rule names that address (``_opened_address``)."""
     addresses = _resolve(host, port)
     key = host.strip("[]").rstrip(".").lower()
-    if key in set(named()):
-        return addresses
+    opened = _opened_address(key, named())
     for ip in addresses:
         why = refusal(ip)
-        if why is not None:
-            shown = host if str(ip) == key else f"{host} ({ip})"
-            raise Blocked(f"refused {shown}: {why}; web_fetch reaches one only when an allow rule "
-                          f"names the host: web_fetch(domain:{key})")
+        if why is None or (opened is not None and _literal(str(ip)) == opened):
+            continue
+        if _literal(str(ip)) == _literal(key):
+            raise Blocked(f"refused {host}: {why}; web_fetch reaches one only when an allow rule "
+                          f"names the address: web_fetch(domain:{key})")
+        raise Blocked(f"refused {host} ({ip}): {why}; a rule naming a host never opens a non-public "
+                      f"address: fetch the address itself (http://{_bracketed(ip)}/…) with an allow rule "
+                      f"web_fetch(domain:{ip})")
     return addresses
+
+
+def _bracketed(ip: IPAddress) -> str:
+    return f"[{ip}]" if ip.version == 6 else str(ip)
 
 
 def guarded_backend(httpcore: Any, named: Callable[[], Iterable[str]]) -> Any:

@@ -38,11 +38,22 @@ def test_one_private_answer_among_public_ones_is_refused(monkeypatch):
         resolve_checked("rebind.example", 80, lambda: ())
 
 
-def test_a_named_host_may_be_private(monkeypatch):
-    _resolving(monkeypatch, "10.0.0.5")
-    assert [str(a) for a in resolve_checked("intranet.corp", 80, lambda: {"intranet.corp"})] == ["10.0.0.5"]
-    with pytest.raises(Blocked):
-        resolve_checked("other.corp", 80, lambda: {"intranet.corp"})
+def test_a_rule_naming_a_host_never_opens_its_private_addresses(monkeypatch):
+    """Rules name hosts, not addresses: the name's DNS may point at the metadata service later."""
+    _resolving(monkeypatch, "169.254.169.254")
+    with pytest.raises(Blocked, match=r"refused intranet\.corp \(169\.254\.169\.254\): a link-local"):
+        resolve_checked("intranet.corp", 80, lambda: {"intranet.corp"})
+    with pytest.raises(Blocked):       # not even when the address is named too: the URL names a host
+        resolve_checked("intranet.corp", 80, lambda: {"intranet.corp", "169.254.169.254"})
+
+
+@pytest.mark.parametrize(("host", "named"), [("10.0.0.5", "10.0.0.5"), ("::1", "[::1]"), ("::1", "0:0::1"),
+                                             ("::ffff:10.0.0.5", "10.0.0.5")])
+def test_only_a_url_naming_an_address_a_rule_names_literally_reaches_it(monkeypatch, host, named):
+    _resolving(monkeypatch, host)
+    assert resolve_checked(host, 80, lambda: {named}) == [ipaddress.ip_address(host)]
+    with pytest.raises(Blocked, match="names the address"):
+        resolve_checked(host, 80, lambda: {"10.0.0.6"})
 
 
 def test_dns_failure_is_its_own_error(monkeypatch):
