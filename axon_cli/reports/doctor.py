@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.config import KEYLESS_HINT, LoadedSettings, Settings, endpoint_needs_key
-from axon_cli.masking.userinfo import hide_userinfo
+from axon_cli.masking.userinfo import hide_userinfo, strip_userinfo
 
 __all__ = ["run_doctor", "check_endpoint", "check_sandbox", "check_ripgrep", "check_trust", "check_undo",
            "check_hooks", "check_telemetry", "config_lines"]
@@ -27,7 +27,7 @@ def check_endpoint(settings: Settings) -> Check:
     import urllib.request
 
     base = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
-    url, base = base, hide_userinfo(base)       # requested with its credentials, shown without
+    url, base = strip_userinfo(base), hide_userinfo(base)   # urllib takes no userinfo; shown as ***@
     if not settings.api_key and endpoint_needs_key(settings.base_url):
         return False, f"endpoint: FAILED — {base} needs an API key: {KEYLESS_HINT}"
     request = urllib.request.Request(f"{url}/models", headers={"Accept": "application/json"})

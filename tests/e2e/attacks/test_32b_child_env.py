@@ -155,3 +155,26 @@ def test_the_debug_log_never_holds_the_password(env_run) -> None:  # type: ignor
     log = (lab.project / ".axon" / "debug.log").read_text(errors="replace")
     assert "127.0.0.1" in log                            # the base URL is logged, its credentials are not
     assert PASS not in log and OTEL not in log
+
+
+def _closed_port_url() -> str:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://user:{PASS}@127.0.0.1:{s.getsockname()[1]}/v1"      # nothing listens there
+
+
+@pytest.mark.parametrize("args", [("doctor",), ("config",), ("run", "hi", "--output-format", "stream-json")],
+                         ids=["doctor", "config", "run_cannot_connect"])
+def test_nothing_axon_prints_or_logs_holds_the_base_url_password(tmp_path: Path, args: tuple[str, ...]) -> None:
+    lab = Lab(tmp_path)
+    lab.user_config("config.toml", "max_attempts = 1\n")
+    url = lab.server.url.replace("://", f"://user:{PASS}@") if args[0] != "run" else _closed_port_url()
+    ran = lab.axon(*args, env={"OPENAI_BASE_URL": url, "AXON_DEBUG": "1"}, timeout=120)
+    lab.close()
+    assert not crashed(ran)
+    assert "127.0.0.1" in ran.stdout + ran.stderr            # the endpoint is named, its password is not
+    written = [p.read_text(errors="replace") for p in (lab.project / ".axon").rglob("*") if p.is_file()]
+    for text in (ran.stdout, ran.stderr, *written):
+        assert PASS not in text
