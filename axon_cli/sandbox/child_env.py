@@ -37,7 +37,6 @@ NONINTERACTIVE_ENV = {
     "GIT_EDITOR": "true", "EDITOR": "true", "VISUAL": "true",   # a user's vim would wait until the timeout
 }
 SUBSTRING_MIN = 8           # a shorter credential is matched only as the whole value (not inside words)
-_ENV_CREDENTIALS = ("OPENAI_API_KEY", "OPENAI_BASE_URL")     # axon's own, read from its environment
 
 
 class _Policy:
@@ -87,8 +86,11 @@ def _url_secrets(url: str) -> list[str]:
 
 
 def _known(environ: Mapping[str, str]) -> tuple[str, ...]:
-    from_env = [environ.get("OPENAI_API_KEY", "").strip(), *_url_secrets(environ.get("OPENAI_BASE_URL", ""))]
-    return (*_policy.secrets, *(s for s in from_env if s))
+    """axon's credentials: the configured ones, and those of its environment and of ``environ``."""
+    found = list(_policy.secrets)
+    for source in (os.environ, environ) if environ is not os.environ else (os.environ,):
+        found += [source.get("OPENAI_API_KEY", "").strip(), *_url_secrets(source.get("OPENAI_BASE_URL", ""))]
+    return tuple(dict.fromkeys(s for s in found if s))
 
 
 def _holds(value: str, secrets: Iterable[str]) -> bool:
