@@ -6,7 +6,9 @@ exporting to a local collector: a GitHub-shaped token planted in each place text
 prompt, a file the model reads, a command's output (built by ``rev``, so the command's arguments
 do not hold it), a command's spilled output, an environment variable, the model's own answer, a
 memory the model saves, a file the model writes (its arguments), the hook's command line. Every file
-under ``.axon/`` afterwards, and every payload the collector received, is searched for each token.
+under ``.axon/`` afterwards, every file of axon's user state dir (the snapshot log keeps each turn's
+prompt) but the shadow repository's compressed objects (the project's own files, for undo), and every
+payload the collector received, is searched for each token.
 """
 
 from __future__ import annotations
@@ -66,16 +68,17 @@ command = "cat > /dev/null"
     lab.close()
 
 
-def _files(lab: Lab) -> dict[str, str]:
-    state = lab.project / ".axon"
-    return {str(p.relative_to(state)): p.read_bytes().decode("utf-8", "replace")
-            for p in sorted(state.rglob("*")) if p.is_file()}
+def _files(lab: Lab, user_state: bool = False) -> dict[str, str]:
+    """Every file under the project's .axon/ (with ``user_state``: and under axon's user state dir)."""
+    roots = [lab.project / ".axon", *([lab.home / ".local" / "state" / "axon"] if user_state else [])]
+    return {str(p): p.read_bytes().decode("utf-8", "replace") for root in roots for p in sorted(root.rglob("*"))
+            if p.is_file() and "objects" not in p.relative_to(root).parts}
 
 
 def test_the_run_touched_every_writer(masked_run) -> None:  # type: ignore[no-untyped-def]
     lab, ran, collector = masked_run
     assert not crashed(ran) and ran.code == 0, ran.stderr[-3000:]
-    names = set(_files(lab))
+    names = {str(Path(n).relative_to(lab.project / ".axon")) for n in _files(lab)}
     assert "audit.jsonl" in names and "debug.log" in names
     assert any(n.endswith(".claude.jsonl") for n in names) and any(n.startswith("sessions/") and
                                                                    n.endswith(".jsonl") for n in names)
@@ -84,12 +87,13 @@ def test_the_run_touched_every_writer(masked_run) -> None:  # type: ignore[no-un
     assert collector.bodies("/v1/traces"), "telemetry sent nothing"
     results = lab.results()
     assert "[REDACTED]" in results["output"] and "[REDACTED]" in results["read"]    # the model side holds
+    assert list((lab.home / ".local" / "state" / "axon").rglob("turns.json")), "no snapshot was taken"
 
 
 @pytest.mark.parametrize("where", sorted(TOKENS))
 def test_no_file_under_axon_holds_a_planted_token(masked_run, where: str) -> None:  # type: ignore[no-untyped-def]
     lab, _, _ = masked_run
-    found = [name for name, text in _files(lab).items() if leaked(TOKENS[where], text)]
+    found = [name for name, text in _files(lab, user_state=True).items() if leaked(TOKENS[where], text)]
     assert found == [], f"{where}: {found}"
 
 
