@@ -20,6 +20,7 @@ from typing import Any
 
 from axon_cli.masking import mask
 from axon_cli.masking.userinfo import hide_userinfo
+from axon_cli.textsafe import map_strings
 
 __all__ = ["masked_text", "masked_value", "masked_line", "append_lines", "MaskingFormatter"]
 
@@ -31,13 +32,7 @@ def masked_text(text: str) -> str:
 
 def masked_value(value: Any) -> Any:
     """Every string inside a JSON-like value masked (keys included: a dict keyed by a token)."""
-    if isinstance(value, str):
-        return masked_text(value)
-    if isinstance(value, dict):
-        return {masked_text(k) if isinstance(k, str) else k: masked_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [masked_value(v) for v in value]
-    return value
+    return map_strings(value, masked_text)
 
 
 def masked_line(record: Any, **dumps: Any) -> str:
