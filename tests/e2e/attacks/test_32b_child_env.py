@@ -9,13 +9,14 @@ setting; a SessionStart hook adds a proxy URL with a password and another copy o
 ``CLAUDE_ENV_FILE``. One ``axon run --yes --sandbox auto`` then reads its environment every way a
 child can: ``printenv | rev``, ``env``, ``/proc/self/environ``, Python's ``os.environ``, a
 background job, a PostToolUse hook and a stdio MCP server (both outside the sandbox, writing to a
-canary folder), a diagnostics command. Judged on effects: the request bodies the scripted server
+canary folder), a diagnostics command and a language server. Judged on effects: the request bodies the scripted server
 received (plain, reversed, base64) and the dumped files; ordinary variables must still arrive.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -60,16 +61,22 @@ def environment(lab: Lab) -> dict[str, str]:
             "DEPLOY_URL": f"https://{SECRETS['url_token']}@deploy.example.com/hook",
             "BUILD_SETTING": SECRETS["token_plain_name"], "COPY_OF_KEY": TEST_KEY,
             "SESSION_COOKIE": SECRETS["cookie"], "GH_PAT": SECRETS["pat"],
-            "NPM_CONFIG__AUTH": SECRETS["npm_auth"], "AXON_DEBUG": "1", **ORDINARY}
+            "NPM_CONFIG__AUTH": SECRETS["npm_auth"], "AXON_DEBUG": "1",
+            "PATH": f"{lab.base / 'bin'}{os.pathsep}{os.environ['PATH']}", **ORDINARY}
 
 
 def plant(lab: Lab) -> None:
     lab.write("README.md", "env lab\n")
     lab.write("mcp_env.py", MCP_SERVER, root=lab.base)
+    fake_ls = Path(__file__).parents[1] / "tools" / "fake_language_server.py"
+    lab.write("bin/bash-language-server", f'#!/bin/sh\nenv > lsp.env\nexec "{sys.executable}" "{fake_ls}"\n',
+              root=lab.base).chmod(0o755)
+    lab.write("run.sh", "echo hi\n")
     hook_proxy = f"http://proxyuser:{SECRETS['hook_proxy_password']}@proxy.example:3128"
     session_start = (f"printf 'export HOOK_PROXY=%s\\nexport HOOK_COPY=%s\\n' '{hook_proxy}' '{TEST_KEY}' "
                      '>> "$CLAUDE_ENV_FILE"')
-    lab.user_config("config.toml", f"""
+    lab.user_config("config.toml", f"""diagnostics_timeout = 60
+
 [[hooks.SessionStart]]
 command = {json.dumps(session_start)}
 
@@ -94,11 +101,12 @@ def env_run(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
     first = [tool_reply(*((("bash", {"command": cmd})) for cmd in WAYS.values()),
                         ("bash", {"command": "env > job.env", "run_in_background": True}),
                         ("write_file", {"path": "note.txt", "content": "checked by a diagnostics command\n"}),
-                        ("tool_search", {"query": "select:mcp__envdump__echo"}),
-                        call_ids=[*WAYS, "job", "diag", "activate"])]
+                        ("tool_search", {"query": "select:mcp__envdump__echo"}), ("read_file", {"path": "run.sh"}),
+                        call_ids=[*WAYS, "job", "diag", "activate", "read_sh"])]
     lab.script(*first, tool_reply(("mcp__envdump__echo", {"text": "hi"}),
                                   ("bash", {"command": "until [ -s job.env ]; do sleep 0.05; done", "timeout": 30}),
-                                  call_ids=["mcp", "wait_job"]),
+                                  ("edit_file", {"path": "run.sh", "old_string": "echo hi\n", "new_string": "echo ho\n"}),
+                                  call_ids=["mcp", "wait_job", "lsp"]),
                text_reply("done"))
     ran = lab.axon("run", "look around", "--yes", "--output-format", "stream-json", env=environment(lab))
     yield lab, ran
@@ -107,7 +115,7 @@ def env_run(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
 
 def _dumps(lab: Lab) -> dict[str, Path]:
     return {"hook": lab.canary / "hook.env", "mcp": lab.canary / "mcp.env", "diagnostics": lab.project / "diag.env",
-            "job": lab.project / "job.env"}
+            "job": lab.project / "job.env", "language_server": lab.project / "lsp.env"}
 
 
 def test_the_run_completed(env_run) -> None:  # type: ignore[no-untyped-def]
@@ -128,7 +136,7 @@ def test_no_secret_reaches_the_model(env_run, secret_id: str) -> None:  # type: 
     assert not leaked(secret, sent) and not leaked(secret[::-1], sent), secret_id
 
 
-@pytest.mark.parametrize("dump", ["hook", "mcp", "diagnostics", "job"])
+@pytest.mark.parametrize("dump", ["hook", "mcp", "diagnostics", "job", "language_server"])
 def test_no_secret_reaches_other_children(env_run, dump: str) -> None:  # type: ignore[no-untyped-def]
     lab, _ = env_run
     text = _dumps(lab)[dump].read_text(errors="replace")
