@@ -41,6 +41,7 @@ def assemble(client: ReplyReader, stream: Any, on_text: Callable[[str], None] | 
     parts: list[str] = []
     calls: dict[int, dict[str, Any]] = {}
     for chunk in stream:
+        _identity(turn, chunk)
         usage = getattr(chunk, "usage", None)
         if usage is not None:
             turn.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
@@ -90,6 +91,7 @@ def plain_turn(client: ReplyReader, response: Any) -> AssistantTurn:
     if not choices:
         raise _Retryable("the non-streaming response has no choices")
     turn = AssistantTurn(finish_reason=choices[0].finish_reason or "stop")
+    _identity(turn, response)
     message = choices[0].message
     turn.content = message.content or ""
     reasoning = extra_field(message, "reasoning_content") or extra_field(message, "reasoning")
@@ -104,6 +106,14 @@ def plain_turn(client: ReplyReader, response: Any) -> AssistantTurn:
         turn.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
         turn.cached_tokens = cached_tokens(usage)
     return turn
+
+
+def _identity(turn: AssistantTurn, part: Any) -> None:
+    """The completion's id and the answering model, from the first chunk (or response) that names them."""
+    if not turn.response_id and isinstance(getattr(part, "id", None), str):
+        turn.response_id = part.id[:200]
+    if not turn.response_model and isinstance(getattr(part, "model", None), str):
+        turn.response_model = part.model[:200]
 
 
 def _replay(turn: AssistantTurn, on_text: Callable[[str], None] | None,

@@ -20,6 +20,8 @@ class AssistantTurn:
     completion_tokens: int = 0
     cached_tokens: int | None = None    # of the prompt, when the server reports them
     call_errors: list[str] = field(default_factory=list)   # text calls that could not be used
+    response_id: str = ""               # the completion's id, as the server named it
+    response_model: str = ""            # the model that answered, as the server named it
 
     def message(self) -> dict[str, Any]:
         """The assistant message as it goes back into the conversation."""

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from axon_cli.masking.written import masked_text
 from axon_cli.snapshots.basics import MB, SnapshotError, find_git
 from axon_cli.state import atomic_write, user_state_dir
 
@@ -79,6 +80,12 @@ class ProjectSnapshots:
             return "git is not installed"
         return None
 
+    def trouble(self, error: BaseException) -> str:
+        """One line for a store that cannot be used (unwritable, a file in its place, a corrupted
+        shadow repository): what failed, where, and what to do."""
+        return (f"{error} — the snapshot store {self.dir} cannot be used: make it writable, or move it aside "
+                "(axon then starts a new one; the turns recorded in it can no longer be undone)")
+
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """One thread and one process at a time for this project."""
@@ -105,6 +112,10 @@ class ProjectSnapshots:
             return []
         return [r for r in data if _well_formed(r)] if isinstance(data, list) else []
 
+    def sessions_of_last(self, count: int) -> list[str]:
+        """The sessions of the last ``count`` turns not undone yet (what ``undo count`` would touch)."""
+        return [str(r["session"]) for r in [r for r in self.records() if not r.get("undone")][-count:]]
+
     def save(self, records: list[Record]) -> None:
         dropped = records[:-MAX_RECORDS] if len(records) > MAX_RECORDS else []
         kept = records[len(dropped):]
@@ -122,7 +133,7 @@ class ProjectSnapshots:
         """Snapshot the workspace before a turn's first change and log the turn (caller holds the lock)."""
         snap = self.take()
         record: Record = {"id": f"{session}-{turn}-{int(time.time() * 1000)}", "session": session, "turn": turn,
-                          "prompt": " ".join(prompt.split())[:200], "at": time.time(), "before": snap.tree,
+                          "prompt": masked_text(" ".join(prompt.split()))[:200], "at": time.time(), "before": snap.tree,
                           "after": None, "files": [], "changed": 0, "skipped": len(snap.skipped), "undone": False,
                           "before_modes": snap.modes, "after_modes": None}
         self.repo.keep({f"refs/axon/{record['id']}/before": snap.tree,

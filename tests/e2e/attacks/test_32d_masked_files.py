@@ -62,7 +62,8 @@ command = "cat > /dev/null"
         text_reply(f"Done. The token I found is {TOKENS['model_text']}."))
     ran = lab.axon("run", f"check the deploy with token {TOKENS['prompt']}", "--yes",
                    env={"MY_SERVICE_TOKEN": TOKENS["env"], "AXON_DEBUG": "1",
-                        "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, "OTEL_METRICS_EXPORTER": "none"})
+                        "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, "OTEL_METRICS_EXPORTER": "none",
+                        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"})   # content on spans, masked
     yield lab, ran, collector
     collector.close()
     lab.close()
@@ -101,6 +102,7 @@ def test_no_file_under_axon_holds_a_planted_token(masked_run, where: str) -> Non
 def test_no_telemetry_payload_holds_a_planted_token(masked_run, where: str) -> None:  # type: ignore[no-untyped-def]
     _, _, collector = masked_run
     payloads = b"".join(body for _, body in list(collector.posts)).decode("latin-1")
+    assert "[REDACTED]" in payloads                  # content was recorded (opted in), masked
     assert TOKENS[where] not in payloads
 
 
