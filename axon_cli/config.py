@@ -47,6 +47,9 @@ class Settings(BaseModel):
                                     "inside the sandbox")
     sandbox_allow_sockets: list[str] = Field(default_factory=list, description="unix sockets that stay reachable "
                                              "inside the sandbox (the user's config only)")
+    env_pass: list[str] = Field(default_factory=list, description="variables (names or NAME* globs) that reach "
+                                "commands, hooks, MCP servers and checkers although they look like credentials "
+                                "(the user's config only)")
     snapshots: bool = Field(True, description="snapshot the workspace before each turn's changes, for undo")
     snapshot_max_file_mb: float = Field(10.0, gt=0, description="files larger than this are not snapshotted")
     snapshot_max_new_mb: float = Field(50.0, gt=0, description="new or changed content one snapshot copies, at most")
@@ -93,7 +96,7 @@ class Settings(BaseModel):
         return value
 
 
-USER_ONLY = ("sandbox_allow_sockets",)   # a project file cannot open a socket to the host's services
+USER_ONLY = ("sandbox_allow_sockets", "env_pass")   # a project file cannot open a socket or pass a credential
 ENV_KEYS = {"OPENAI_API_KEY": "api_key", "OPENAI_BASE_URL": "base_url", "AXON_MODEL": "model"}
 KEYLESS_HINT = "export OPENAI_API_KEY=sk-... (or point OPENAI_BASE_URL at a local endpoint that needs no key)"
 

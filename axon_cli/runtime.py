@@ -78,6 +78,9 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     sandbox = resolve_sandbox(settings.sandbox)      # an explicit sandbox that cannot work: exit 1 now
     session_id = session_id or new_session_id()
     state_dir = project_root / ".axon"
+    from axon_cli.sandbox.child_env import configure as configure_child_env
+
+    configure_child_env(settings)                    # env_pass, and the config's credentials no child sees
     bus = EventBus()
     registry = ToolRegistry.with_builtins(sandbox)   # bash states the sandbox it runs in
     extensions = load_extensions(settings, project_root, session_id, registry, bus, loaded.trust)

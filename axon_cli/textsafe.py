@@ -10,9 +10,10 @@ writer.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["escape_surrogates", "escape_surrogates_in"]
+__all__ = ["escape_surrogates", "escape_surrogates_in", "map_strings"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -29,10 +30,15 @@ def escape_surrogates(text: str) -> str:
 
 def escape_surrogates_in(value: Any) -> Any:
     """A JSON-like value with every string (keys too) passed through ``escape_surrogates``."""
+    return map_strings(value, escape_surrogates)
+
+
+def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
+    """A JSON-like value with ``fn`` applied to every string in it, keys too (tuples become lists)."""
     if isinstance(value, str):
-        return escape_surrogates(value)
+        return fn(value)
     if isinstance(value, dict):
-        return {escape_surrogates(k) if isinstance(k, str) else k: escape_surrogates_in(v) for k, v in value.items()}
+        return {fn(k) if isinstance(k, str) else k: map_strings(v, fn) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [escape_surrogates_in(v) for v in value]
+        return [map_strings(v, fn) for v in value]
     return value

@@ -5,13 +5,11 @@ One compact JSON object a line (``{"type": "user"|"assistant", "message": {"role
 string; an assistant line holds ``text`` and ``tool_use`` blocks (Claude Code's tool names and input
 fields); a tool result is a user line with a ``tool_result`` block. The file sits beside axon's own
 session (``.axon/sessions/ID.claude.jsonl``), only grows, and is brought up to date before each hook
-runs; axon's session format is untouched.
+runs; axon's session format is untouched. Every line is masked (``masking.written``), as axon's own is.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import time
 import uuid
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Any
 
 from axon_cli.extend.claude_vocab import to_claude
 from axon_cli.loaders import json_value
+from axon_cli.masking.written import append_lines, masked_line
 
 __all__ = ["ClaudeTranscript"]
 
@@ -50,11 +49,8 @@ class ClaudeTranscript:
         lines = [line for m in new for line in self._lines(m)]
         self._written.extend(new)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as fh:    # created even when empty: scripts test it exists
-            for line in lines:
-                fh.write(json.dumps(line, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        # masked like axon's own transcript; created even when empty: scripts test it exists
+        append_lines(self.path, [masked_line(line, separators=(",", ":"), default=str) for line in lines], sync=True)
 
     def _lines(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         role = message.get("role")

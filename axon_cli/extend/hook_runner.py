@@ -34,8 +34,9 @@ from axon_cli.extend.hook_callables import CallableHook, run_callable
 from axon_cli.extend.hook_guard import OUTSIDE, HookGuard, Placement, hook_label
 from axon_cli.extend.hook_reply import HookReply, HookResult, read_reply
 from axon_cli.masking import mask
+from axon_cli.sandbox.child_env import child_env
 from axon_cli.tools.audit import AuditLog
-from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, kill_tree, shell_path
+from axon_cli.tools.builtin.shell.processes import RUN_MARKER, kill_tree, shell_path
 
 __all__ = ["HookRunner", "HookResult", "HookReply", "matches"]
 
@@ -113,7 +114,7 @@ class HookRunner:
 
     def _spawn(self, event: str, hook: HookConfig, data: bytes, where: Placement = OUTSIDE) -> HookReply:
         run_id = uuid.uuid4().hex
-        env = {**command_env(), "AXON_PROJECT_DIR": str(self.project_root),
+        env = {**child_env(), "AXON_PROJECT_DIR": str(self.project_root),
                "CLAUDE_PROJECT_DIR": str(self.project_root), "AXON_HOOK_EVENT": event, RUN_MARKER: run_id}
         if event == "SessionStart" and self.env_file is not None:
             env["CLAUDE_ENV_FILE"] = str(self.env_file)

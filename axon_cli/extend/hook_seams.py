@@ -171,12 +171,12 @@ class UserHooks:
         if not self.runner.has("SessionStart"):
             return "", []
         from axon_cli.extend.session_env import env_file, read_env_file
-        from axon_cli.tools.builtin.shell.processes import command_env
+        from axon_cli.sandbox.child_env import child_env
 
         try:
             self.runner.env_file = env_file(self.runner.session_id)
             result = self.runner.run("SessionStart", {"source": source})
-            self.session_env = read_env_file(self.runner.env_file, command_env())
+            self.session_env = read_env_file(self.runner.env_file, child_env())
         except Exception as e:
             log.exception("running SessionStart hooks failed")
             return "", [f"SessionStart hooks could not run: {type(e).__name__}: {e}"]

@@ -6,8 +6,8 @@ later Bash command starts with those variables (a hook that activates a toolchai
 project, so nothing the sandboxed model writes can reach it; and it is *read*, never sourced:
 ``export NAME=value`` / ``NAME=value`` lines (quotes removed, ``$NAME`` and ``${NAME}`` expanded
 from what is set so far) become variables, any other line is skipped — so a line in that file can
-set a variable but never run a command. Credential-looking names are dropped like the rest of
-axon's environment (``masking.is_credential_env``).
+set a variable but never run a command. Each variable is admitted like the rest of axon's
+environment (``sandbox.child_env.admit``: no credentials, no URL userinfo).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 import shlex
 from pathlib import Path
 
-from axon_cli.masking import is_credential_env
+from axon_cli.sandbox.child_env import admit
 from axon_cli.state import user_state_dir
 
 __all__ = ["env_file", "read_env_file"]
@@ -50,7 +50,7 @@ def read_env_file(path: Path, base: dict[str, str]) -> dict[str, str]:
             continue
         name, raw = match.groups()
         value = _value(raw, seen)
-        if value is None or is_credential_env(name):
+        if value is None or (value := admit(name, value)) is None:
             continue
         seen[name] = out[name] = value
     return out

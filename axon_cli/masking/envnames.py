@@ -13,6 +13,11 @@ _SECRET_NAME = re.compile(
 _NOT_SECRET_NAME = re.compile(
     r"(?i)(?:_(?:SOCK|FILE|PATH|DIR|DIRS|HOME|ID|TYPE|NAME|KIND|MODE|HOST|PORT|REGION|URL|ENDPOINT|"
     r"LENGTH|SIZE|TIMEOUT)$|^(?:SSH_AUTH_SOCK|XAUTHORITY|GPG_AGENT_INFO|KEYTIMEOUT)$)")
+# Named like no secret above, and still one to a child process: request headers (``OTEL_EXPORTER_OTLP_HEADERS``
+# holds the collector's token), cookies, auth words (not ``AUTHOR``: ``GIT_AUTHOR_NAME``), bearer
+# tokens, personal access tokens, short password names.
+_CHILD_SECRET_NAME = re.compile(
+    r"(?i)HEADERS?(?:_|$)|COOKIES?(?:_|$)|(?:^|_)AUTH(?!OR(?:_|$|S))|BEARER|(?:^|_)PAT(?:_|$)|_PWD$|(?:^|_)CREDS?(?:_|$)")
 _SECRET_PREFIXES = ("OPENAI_API_KEY", "ANTHROPIC_", "AWS_SECRET", "AWS_SESSION_TOKEN", "AZURE_OPENAI_API_KEY",
                     "GOOGLE_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY", "MISTRAL_API_KEY",
                     "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
@@ -24,9 +29,12 @@ def is_secret_env_name(name: str) -> bool:
 
 
 def is_credential_env(name: str) -> bool:
-    """Whether a variable must not reach commands axon runs: secret-looking, or a provider credential
-    family (``ANTHROPIC_*``, ``AWS_SECRET*``, ...)."""
-    return is_secret_env_name(name) or name.upper().startswith(_SECRET_PREFIXES)
+    """Whether a variable must not reach commands axon runs: secret-looking, a provider credential
+    family (``ANTHROPIC_*``, ``AWS_SECRET*``, ...), or a header, cookie or auth setting
+    (``OTEL_EXPORTER_OTLP_HEADERS``, ``NPM_CONFIG__AUTH``)."""
+    if is_secret_env_name(name) or name.upper().startswith(_SECRET_PREFIXES):
+        return True
+    return bool(_CHILD_SECRET_NAME.search(name)) and not _NOT_SECRET_NAME.search(name)
 
 
 def env_secret_values(env: Mapping[str, str]) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from axon_cli.mcp.asks import Asker, elicitation_callback, roots_callback
 from axon_cli.mcp.state import ServerState
+from axon_cli.sandbox.child_env import child_env
 
 __all__ = ["connect"]
 
@@ -32,7 +33,7 @@ async def connect(st: ServerState, roots: list[Path], asker_now: Callable[[], As
             if st.errlog is not None:
                 st.errlog.close()
             st.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (closed by the manager)
-            params = StdioServerParameters(command=cfg.command or "", args=cfg.args, env=cfg.env or None,
+            params = StdioServerParameters(command=cfg.command or "", args=cfg.args, env={**child_env(), **cfg.env},
                                            cwd=cfg.cwd)
             transport: Any = stdio_client(params, errlog=st.errlog)
         elif st.entry.transport == "sse":

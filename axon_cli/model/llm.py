@@ -22,6 +22,7 @@ from typing import Any
 from axon_cli.config import KEYLESS_HINT, Settings, endpoint_needs_key
 from axon_cli.errors import ConfigError, ContextTooLong, LLMError
 from axon_cli.events import EventSink, Notice, Retrying
+from axon_cli.masking.userinfo import hide_userinfo
 from axon_cli.model.llm_http import (
     api_message,
     cause,
@@ -76,7 +77,7 @@ class LLMClient:
             key = s.api_key
             if not key:
                 if endpoint_needs_key(s.base_url):
-                    raise ConfigError(f"no API key for {s.base_url or 'api.openai.com'}: {KEYLESS_HINT}")
+                    raise ConfigError(f"no API key for {hide_userinfo(s.base_url or 'api.openai.com')}: {KEYLESS_HINT}")
                 key = "not-needed"
             import openai  # heavy: imported only when a request is made
 
@@ -168,7 +169,7 @@ class LLMClient:
         except openai.APIConnectionError as e:
             if params.get("stream") and dropped_connection(e):
                 raise _NoStream(f"the server dropped the streaming request: {cause(e)}") from None
-            raise _Retryable(f"cannot connect to {self.settings.base_url or 'api.openai.com'} "
+            raise _Retryable(f"cannot connect to {hide_userinfo(self.settings.base_url or 'api.openai.com')} "
                              f"({cause(e)})") from None
 
     def _stream_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,

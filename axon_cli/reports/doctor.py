@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.config import KEYLESS_HINT, LoadedSettings, Settings, endpoint_needs_key
+from axon_cli.masking.userinfo import hide_userinfo, strip_userinfo
 
 __all__ = ["run_doctor", "check_endpoint", "check_sandbox", "check_ripgrep", "check_trust", "check_undo",
            "check_hooks", "check_telemetry", "config_lines"]
@@ -26,9 +27,10 @@ def check_endpoint(settings: Settings) -> Check:
     import urllib.request
 
     base = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
+    url, base = strip_userinfo(base), hide_userinfo(base)   # urllib takes no userinfo; shown as ***@
     if not settings.api_key and endpoint_needs_key(settings.base_url):
         return False, f"endpoint: FAILED — {base} needs an API key: {KEYLESS_HINT}"
-    request = urllib.request.Request(f"{base}/models", headers={"Accept": "application/json"})
+    request = urllib.request.Request(f"{url}/models", headers={"Accept": "application/json"})
     if settings.api_key:
         request.add_header("Authorization", f"Bearer {settings.api_key}")
     try:
@@ -155,7 +157,7 @@ def config_lines(loaded: LoadedSettings) -> list[str]:
 def setting_line(key: str, value: Any, source: str, abbreviate_key: bool = True) -> str:
     """``key = value  # source`` with what may hold a secret hidden: the API key (its ends, or
     ****), the values of headers and MCP servers' env, then the masker over the whole line."""
-    from axon_cli.masking import mask
+    from axon_cli.masking.written import masked_text
 
     if key == "api_key" and value:
         value = value[:3] + "…" + value[-4:] if abbreviate_key and len(value) > 12 else "****"
@@ -164,7 +166,7 @@ def setting_line(key: str, value: Any, source: str, abbreviate_key: bool = True)
     elif key == "mcp_servers" and isinstance(value, dict):
         value = {name: {**server, "env": _starred(server.get("env")), "headers": _starred(server.get("headers"))}
                  if isinstance(server, dict) else server for name, server in value.items()}
-    return mask(f"{key} = {value!r}  # {source}")
+    return masked_text(f"{key} = {value!r}  # {source}")
 
 
 def _starred(values: Any) -> Any:

@@ -17,6 +17,7 @@ from axon_cli.mcp.convert import RemoteTool
 from axon_cli.mcp.names import tool_name
 from axon_cli.mcp.servers import ServerEntry, describe_target, load_servers
 from axon_cli.reports.trust import waiting_lines
+from axon_cli.sandbox.child_env import configure as configure_child_env
 
 __all__ = ["list_servers_text", "mcp_tool_lines", "started"]
 
@@ -30,15 +31,18 @@ def list_servers_text(loaded: LoadedSettings, project_root: Path) -> str:
     waiting = waiting_lines(loaded.trust.assess(), lambda item: item.kind == "mcp_server")
     if not entries:
         return "\n".join([*lines, *waiting] if waiting else [*lines, NONE_CONFIGURED])
-    for st in started(entries, project_root):
+    for st in started(entries, project_root, loaded):
         if lines:
             lines.append("")
         lines.extend(_server_lines(st, project_root))
     return mask("\n".join([*lines, *([""] if waiting else []), *waiting]))
 
 
-def started(entries: list[ServerEntry], project_root: Path) -> list[ServerState]:
-    """Each server after starting it (bounded by its startup_timeout) and stopping it again."""
+def started(entries: list[ServerEntry], project_root: Path, loaded: LoadedSettings | None = None) -> list[ServerState]:
+    """Each server after starting it (bounded by its startup_timeout) and stopping it again (its
+    environment built with ``loaded``'s env_pass and credentials, as a session would)."""
+    if loaded is not None:
+        configure_child_env(loaded.settings)
     manager = McpManager(entries, roots=[project_root]).start()
     try:
         manager.wait_ready()
@@ -54,7 +58,7 @@ def mcp_tool_lines(loaded: LoadedSettings, project_root: Path) -> tuple[list[str
     if not entries:
         return [], problems
     lines = ["", "MCP tools (deferred, found and activated with tool_search), by server:"]
-    for st in started(entries, project_root):
+    for st in started(entries, project_root, loaded):
         if st.status == "disabled":
             lines.append(f"  {st.name}: disabled (enabled = false)")
         elif st.status in ("connected", "closed") and not st.error:

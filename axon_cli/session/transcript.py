@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.errors import AxonError, ConfigError, UsageError
-from axon_cli.masking import mask
+from axon_cli.masking.written import masked_value as mask_value
 from axon_cli.session.session_lock import hold, release
 from axon_cli.session.transcript_lines import int_or_zero, line_object, valid_message
 from axon_cli.state import ensure_state_dir
@@ -63,17 +63,6 @@ def new_session_id() -> str:
 
 def sessions_dir(state_dir: Path) -> Path:
     return state_dir / "sessions"
-
-
-def mask_value(value: Any) -> Any:
-    """Mask every string inside a JSON-like value (masking the JSON text could break its escapes)."""
-    if isinstance(value, str):
-        return mask(value)
-    if isinstance(value, dict):
-        return {k: mask_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask_value(v) for v in value]
-    return value
 
 
 class Transcript:

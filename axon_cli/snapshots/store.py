@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from axon_cli.masking.written import masked_text
 from axon_cli.snapshots.basics import MB, SnapshotError, find_git
 from axon_cli.state import atomic_write, user_state_dir
 
@@ -132,7 +133,7 @@ class ProjectSnapshots:
         """Snapshot the workspace before a turn's first change and log the turn (caller holds the lock)."""
         snap = self.take()
         record: Record = {"id": f"{session}-{turn}-{int(time.time() * 1000)}", "session": session, "turn": turn,
-                          "prompt": " ".join(prompt.split())[:200], "at": time.time(), "before": snap.tree,
+                          "prompt": masked_text(" ".join(prompt.split()))[:200], "at": time.time(), "before": snap.tree,
                           "after": None, "files": [], "changed": 0, "skipped": len(snap.skipped), "undone": False,
                           "before_modes": snap.modes, "after_modes": None}
         self.repo.keep({f"refs/axon/{record['id']}/before": snap.tree,

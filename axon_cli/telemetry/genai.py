@@ -66,12 +66,12 @@ def capture_content(env: Mapping[str, str] | None = None) -> bool:
 
 def output_messages(content: str, tool_calls: list[dict[str, Any]], finish_reason: str | None) -> str:
     """``gen_ai.output.messages`` (JSON, the spec's parts format) of one reply, masked."""
-    from axon_cli.masking import mask
+    from axon_cli.masking.written import masked_text
 
-    parts: list[dict[str, Any]] = [{"type": "text", "content": mask(content)}] if content else []
+    parts: list[dict[str, Any]] = [{"type": "text", "content": masked_text(content)}] if content else []
     for call in tool_calls:
         parts.append({"type": "tool_call", "id": str(call.get("id", "")), "name": str(call.get("name", "")),
-                      "arguments": _decoded(mask(str(call.get("arguments", ""))))})
+                      "arguments": _decoded(masked_text(str(call.get("arguments", ""))))})
     return as_json([{"role": "assistant", "parts": parts, "finish_reason": finish_reason or "stop"}])
 
 

@@ -224,10 +224,10 @@ class SpanRecorder:
     def _call_begin(self, event: ToolCallBegin) -> None:
         self._calls[event.call_id] = self._tool_span(event.name, event.call_id, event.source)
         if self.capture:
-            from axon_cli.masking import mask
+            from axon_cli.masking.written import masked_text
 
             arguments = event.arguments if isinstance(event.arguments, str) else genai.as_json(event.arguments)
-            self._calls[event.call_id].set_attribute("gen_ai.tool.call.arguments", mask(arguments))
+            self._calls[event.call_id].set_attribute("gen_ai.tool.call.arguments", masked_text(arguments))
 
     def _tool_span(self, name: str, call_id: str, source: str = "native") -> Span:
         label = tool_label(name)
@@ -261,9 +261,9 @@ class SpanRecorder:
             span.set_attribute("error.type", "denied" if denied else "tool_error")
             span.set_status(Status(StatusCode.ERROR))
         elif self.capture:
-            from axon_cli.masking import mask
+            from axon_cli.masking.written import masked_text
 
-            span.set_attribute("gen_ai.tool.call.result", mask(event.output))
+            span.set_attribute("gen_ai.tool.call.result", masked_text(event.output))
         self._end(span)
 
     def _error(self, event: Error) -> None:

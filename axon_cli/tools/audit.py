@@ -13,14 +13,13 @@ lines from concurrent calls or processes never interleave. A failing log never f
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from axon_cli.masking.written import append_lines, masked_line
 from axon_cli.state import ensure_state_dir
 
 __all__ = ["AuditLog", "MAX_INPUT_STRING", "shorten"]
@@ -67,17 +66,11 @@ class AuditLog:
     def _append(self, fields: dict[str, Any]) -> None:
         record = {"time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
                   "session_id": self._session_id, **fields}
-        # A lone surrogate (a file name that is not UTF-8) sits inside a JSON string, where its
-        # backslash escape reads back as the same character: the line stays valid JSON.
-        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8", "backslashreplace")
+        line = masked_line(record, default=str)     # a hook's command, an error: masked like the input
         with self._lock:
             try:
                 ensure_state_dir(self._state_dir)
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-                try:
-                    os.write(fd, line)
-                finally:
-                    os.close(fd)
+                append_lines(self.path, [line], mode=0o644)
             except OSError as e:
                 if not self._warned:
                     self._warned = True

@@ -23,8 +23,10 @@ T = TypeVar("T")
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    """One line on stderr (``axon: error: …``) and leave with ``code``."""
-    sys.stderr.write(f"axon: error: {message}\n")
+    """One line on stderr (``axon: error: …``; a URL's credentials as ``***@``) and leave with ``code``."""
+    from axon_cli.masking.userinfo import hide_userinfo
+
+    sys.stderr.write(f"axon: error: {hide_userinfo(message)}\n")
     raise SystemExit(code)
 
 
@@ -70,7 +72,9 @@ def setup_logging(root: Path, debug: bool) -> None:
         from axon_cli.state import ensure_state_dir
 
         handler = logging.FileHandler(ensure_state_dir(root / ".axon") / "debug.log")
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        from axon_cli.masking.written import MaskingFormatter
+
+        handler.setFormatter(MaskingFormatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.DEBUG)
     else:

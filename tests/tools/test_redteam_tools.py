@@ -17,7 +17,7 @@ from axon_cli.events import AutoApprover
 from axon_cli.masking import Masker
 from axon_cli.permissions.policy import load_policy
 from axon_cli.sandbox import resolve
-from axon_cli.tools.builtin.shell.processes import command_env
+from axon_cli.sandbox.child_env import child_env
 from axon_cli.tools.builtin.shell.tool import bash_spec
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
@@ -57,7 +57,7 @@ def test_read_file_refuses_non_regular_files(d: Dispatcher, kind: str) -> None:
 
 # -- a user's EDITOR must not open inside a command (git commit hung until the timeout) ------------
 def test_commands_get_a_non_interactive_editor() -> None:
-    env = command_env({"EDITOR": "vim", "VISUAL": "vim", "GIT_EDITOR": "nano", "PATH": "/usr/bin"})
+    env = child_env({"EDITOR": "vim", "VISUAL": "vim", "GIT_EDITOR": "nano", "PATH": "/usr/bin"})
     assert env["EDITOR"] == env["VISUAL"] == env["GIT_EDITOR"] == "true"
 
 

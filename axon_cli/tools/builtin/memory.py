@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from axon_cli.masking.written import masked_text
 from axon_cli.state import atomic_write, ensure_state_dir
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
 
@@ -81,7 +82,7 @@ def memory_save(inp: MemorySaveInput, ctx: ToolContext) -> ToolOutput:
     existed = path.exists()
     text = inp.content if inp.content.endswith("\n") or not inp.content else inp.content + "\n"
     try:
-        atomic_write(path, text.encode("utf-8"))
+        atomic_write(path, masked_text(text).encode("utf-8"))
     except OSError as e:
         raise ToolError(f"could not save memory {name!r}: {e.strerror or e}") from e
     verb = "replaced" if existed else "saved"

@@ -184,10 +184,11 @@ def _run(command: str, ctx: ToolContext, status: SandboxStatus) -> tuple[list[st
         sandbox.check_available(mode)
     except ConfigError:
         return None, ""
-    from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, shell_path
+    from axon_cli.sandbox.child_env import child_env
+    from axon_cli.tools.builtin.shell.processes import RUN_MARKER, shell_path
 
     run_id = uuid.uuid4().hex
-    env = command_env()
+    env = child_env()
     env.update(ctx.extra.get(SESSION_ENV_KEY) or {})
     env[RUN_MARKER] = run_id
     hide = list(getattr(ctx.settings, "sandbox_hide", None) or [])

@@ -76,10 +76,11 @@ def _check(path: Path, rel: str, old_text: str, new_text: str, created: bool, ct
         return ""
     language, argv = found
     sandbox.check_available(mode)
-    from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, kill_tree
+    from axon_cli.sandbox.child_env import child_env
+    from axon_cli.tools.builtin.shell.processes import RUN_MARKER, kill_tree
 
     run_id = uuid.uuid4().hex
-    env = command_env()
+    env = child_env()
     env[RUN_MARKER] = run_id
     deadline = time.monotonic() + float(getattr(ctx.settings, "diagnostics_timeout", 10.0) or 10.0)
     with sandbox.confine(argv, mode, ctx.project_root, home=env.get("HOME"),

@@ -1,4 +1,5 @@
-"""The processes of one ``bash`` command: the environment it runs in, and ending everything it started.
+"""The processes of one ``bash`` command: its shell, and ending everything it started (its environment
+is ``sandbox.child_env``'s).
 
 The command leads its own process group (a new session). When it ends, times out, is cancelled or
 anything fails, the whole group gets SIGTERM (and SIGCONT), then SIGKILL after a short grace. On
@@ -17,25 +18,10 @@ import signal
 import subprocess
 import time
 
-from axon_cli.masking import is_credential_env
-
-__all__ = ["command_env", "shell_path", "kill_tree", "NONINTERACTIVE_ENV", "RUN_MARKER"]
+__all__ = ["shell_path", "kill_tree", "RUN_MARKER"]
 
 KILL_GRACE = 0.5            # SIGTERM → SIGKILL
 RUN_MARKER = "AXON_BASH_RUN"
-NONINTERACTIVE_ENV = {
-    "CI": "1", "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb",
-    "NO_COLOR": "1", "DEBIAN_FRONTEND": "noninteractive", "PYTHONUNBUFFERED": "1",
-    "GIT_EDITOR": "true", "EDITOR": "true", "VISUAL": "true",   # a user's vim would wait until the timeout
-}
-
-
-def command_env(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """axon's environment minus its credentials, plus the non-interactive settings."""
-    source = dict(os.environ) if environ is None else environ
-    env = {k: v for k, v in source.items() if not is_credential_env(k)}
-    env.update(NONINTERACTIVE_ENV)
-    return env
 
 
 def shell_path() -> str:

@@ -71,12 +71,13 @@ def run_command(command: str, ctx: ToolContext, timeout: float, status: SandboxS
     """Run ``command`` to completion (or timeout / cancellation) and build the result; ``status`` is
     the session's sandbox, ``ctx.call`` this call's permission decision. ``background``: start it as
     a job of the session (``background.start_job``) and return at once."""
+    from axon_cli.sandbox.child_env import child_env
     from axon_cli.tools.builtin.shell.hints import background_note
-    from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, shell_path
+    from axon_cli.tools.builtin.shell.processes import RUN_MARKER, shell_path
 
     ctx.check_cancelled()
     run_id = uuid.uuid4().hex
-    env = command_env()
+    env = child_env()
     env.update(ctx.extra.get(SESSION_ENV_KEY) or {})      # what SessionStart hooks set (CLAUDE_ENV_FILE)
     env[RUN_MARKER] = run_id
     mode = sandbox_mode(status, str(getattr(ctx.settings, "mode", "")), ctx.call)

@@ -13,7 +13,7 @@ import pytest
 from axon_cli.config import Settings
 from axon_cli.masking import reset_default
 from axon_cli.sandbox import resolve
-from axon_cli.tools.builtin.shell.processes import command_env
+from axon_cli.sandbox.child_env import child_env
 from axon_cli.tools.builtin.shell.tool import MAX_RESULT_CHARS, BashInput, bash_spec
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.governance import NOTE_MAX
@@ -115,7 +115,7 @@ def test_environment_is_noninteractive_and_has_no_secrets(dispatcher: Dispatcher
 
 
 def test_command_env_keeps_ssh_agent_and_path() -> None:
-    env = command_env({"PATH": "/bin", "SSH_AUTH_SOCK": "/tmp/agent", "GITHUB_TOKEN": "ghp_x", "AWS_SECRET_X": "y"})
+    env = child_env({"PATH": "/bin", "SSH_AUTH_SOCK": "/tmp/agent", "GITHUB_TOKEN": "ghp_x", "AWS_SECRET_X": "y"})
     assert env["PATH"] == "/bin" and env["SSH_AUTH_SOCK"] == "/tmp/agent"
     assert "GITHUB_TOKEN" not in env and "AWS_SECRET_X" not in env
 

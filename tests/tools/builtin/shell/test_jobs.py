@@ -15,10 +15,11 @@ import pytest
 from axon_cli.config import Settings
 from axon_cli.masking import default_masker
 from axon_cli.sandbox import resolve
+from axon_cli.sandbox.child_env import child_env
 from axon_cli.tools.builtin.shell.background import JOBS_KEY, close_jobs, jobs_lines
 from axon_cli.tools.builtin.shell.hints import looks_long_running
 from axon_cli.tools.builtin.shell.jobs import MAX_RUNNING, JobCapture, JobTable
-from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env
+from axon_cli.tools.builtin.shell.processes import RUN_MARKER
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.ledger import CallLedger
 from axon_cli.tools.registry import ToolRegistry
@@ -62,7 +63,7 @@ def marked(run_id: str) -> list[int]:
 
 def start(table: JobTable, ctx: ToolContext, command: str):  # type: ignore[no-untyped-def]
     run_id = uuid.uuid4().hex
-    env = {**command_env(), RUN_MARKER: run_id}
+    env = {**child_env(), RUN_MARKER: run_id}
     capture = JobCapture(1000, ctx.state_dir, "bash", default_masker())
     return table.start(command, ["bash", "-c", command], env, run_id, ctx.project_root, capture,
                        contextlib.ExitStack())
