@@ -33,6 +33,7 @@ from axon_cli.extend.claude_vocab import names_of, permission_mode
 from axon_cli.extend.hook_guard import OUTSIDE, HookGuard, Placement, hook_label
 from axon_cli.extend.hook_reply import HookReply, HookResult, read_reply
 from axon_cli.masking import mask
+from axon_cli.sandbox import outside
 from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.builtin.shell.processes import RUN_MARKER, command_env, kill_tree, shell_path
 
@@ -120,8 +121,9 @@ class HookRunner:
 
                     argv = stack.enter_context(sandbox.confine(argv, where.sandbox, self.project_root,
                                                                home=env.get("HOME"), hide=self.sandbox_hide))
-                proc = subprocess.Popen(argv, cwd=self.project_root, env=env, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                proc = outside.popen(argv, outside.inside(where.sandbox), cwd=self.project_root, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     start_new_session=True)
             except OSError as e:
                 return HookReply(hook, "error", problem=f"{_name(event, hook)} could not start: {e.strerror or e}")
             return self._wait(event, hook, data, proc, run_id)
