@@ -10,7 +10,7 @@ and the MCP server ``python3 -I tools/srv.py``. Every original writes ``ran/<id>
 Session 1 (``--mode auto``, no ``--yes``): the model runs ``python3 tidy.py`` — sandboxed and
 unasked — which rewrites every script; the next tool call fires the hooks. Then a "git pull" changes
 only pull.py. Session 2: a tool call (hooks fire again) and the MCP server starts. No canary may
-appear. A separate lab: a trusted ``[diagnostics] "*.py" = "python3 -I tools/check.py {file}"``
+appear. A separate lab: a trusted ``[diagnostics] "*.py" = "python3 -I -X dev tools/check.py {file}"``
 under ``--sandbox off``; the model rewrites check.py, then edits a .py file.
 """
 
@@ -150,7 +150,10 @@ def test_trusted_diagnostics_never_run_a_rewritten_checker_without_a_sandbox(tmp
     try:
         lab.write("tools/check.py", body("py", lab.project / "ran-check"))
         lab.write("app.py", "x = 1\n")
-        lab.write(".axon/config.toml", '[diagnostics]\n"*.py" = "python3 -I tools/check.py {file}"\n')
+        # -I -X dev: before issue 32, -I took "-X" for its value and "dev" for the script (the issue's own
+        # form, `python3 -I tools/check.py {file}`, was refused there only because the edited file was
+        # taken for the script)
+        lab.write(".axon/config.toml", '[diagnostics]\n"*.py" = "python3 -I -X dev tools/check.py {file}"\n')
         lab.commit_all()
         assert lab.axon("trust", "--yes").code == 0
         rewrite = body("py", lab.canary / "u_diag")
