@@ -44,7 +44,8 @@ from axon_cli.trust.changes import SessionChanges
 from axon_cli.trust.pins import Runs, argv_runs, command_runs
 
 __all__ = ["Verdict", "Launch", "OutsideGate", "inside", "unconfined", "shell_verdict", "as_confined", "popen",
-           "stdio_client", "HOW_TO_PIN", "OUTSIDE_REASON"]
+           "stdio_client", "HOW_TO_PIN", "OUTSIDE_REASON", "SETTINGS_THAT_RUN", "hold",
+           "held_read_only"]
 
 log = logging.getLogger("axon.outside")
 OUTSIDE_REASON = "it runs outside the sandbox, with your permissions"
@@ -121,8 +122,11 @@ class OutsideGate:
         return [self.project_root / rel for rel in self.runs(launch).files]
 
     def remember(self, launches: Iterable[Launch]) -> None:
-        """At the session's start: what the files these commands run hold now."""
-        self.changes.remember(path for launch in launches for path in self.files(launch))
+        """At the session's start: what the files these commands run hold now; they are held
+        read-only in the sandbox from now on (``held_read_only``)."""
+        files = [path for launch in launches for path in self.files(launch)]
+        self.changes.remember(files)
+        hold(self.project_root, files)
 
     def decide(self, launch: Launch, call_id: str | None = None) -> Verdict:
         """Where ``launch`` runs this time: outside, inside the sandbox, or nowhere (refused)."""
@@ -179,6 +183,34 @@ class OutsideGate:
             log.exception("approver failed")
             answer = ApprovalAnswer(approved=False)
         return answer.approved
+
+
+# Project settings that name commands something runs outside the sandbox: axon's and Claude Code's
+# (hooks, MCP servers), and the editors' that run tasks, launch configs, MCP servers or a dev
+# container's commands when the user opens the folder (VS Code, Cursor, Zed, JetBrains run
+# configurations, dev containers) and direnv's .envrc. Read-only inside the sandbox, so a
+# sandboxed command cannot plant a command there for later.
+SETTINGS_THAT_RUN = (".claude", ".axon", ".mcp.json", ".vscode", ".cursor", ".zed", ".idea", ".devcontainer",
+                     ".envrc", ".gemini", ".codex")
+_HELD: dict[str, set[str]] = {}          # project root -> files configured commands run (held read-only)
+_HELD_LOCK = threading.Lock()
+
+
+def hold(project_root: Path | str, files: Iterable[Path | str]) -> None:
+    """Keep ``files`` (what a configured command runs) read-only in every sandbox of the project."""
+    root = os.path.realpath(project_root)
+    with _HELD_LOCK:
+        _HELD.setdefault(root, set()).update(os.path.realpath(f) for f in files)
+
+
+def held_read_only(project_root: Path | str) -> list[str]:
+    """What stays read-only inside a writable project beyond ``.git``: the settings that name
+    commands and every file a configured command runs (those that exist; real paths inside it)."""
+    root = os.path.realpath(project_root)
+    with _HELD_LOCK:
+        files = set(_HELD.get(root, ()))
+    paths = {os.path.realpath(os.path.join(root, name)) for name in SETTINGS_THAT_RUN} | files
+    return sorted(p for p in paths if p.startswith(root + "/") and os.path.exists(p))
 
 
 def _confined(argv: Sequence[str]) -> bool:

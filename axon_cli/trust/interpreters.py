@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Flags", "Script", "CannotTell", "TABLES", "SHELLS", "interpreter_table", "script_of"]
+__all__ = ["Flags", "Script", "CannotTell", "TABLES", "SHELLS", "interpreter_table", "script_of", "closed_python"]
 
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"}
 _PYTHON = re.compile(r"^(python|pypy)(\d+(\.\d+)?)?$")
@@ -147,3 +147,32 @@ def _split(word: str, following: str | None, table: Flags) -> tuple[str | None, 
             return flag, following, 1 if following is not None else 0
         return None, None, 0
     return word, None, 0
+
+
+# Modules no project file can shadow: built into the interpreter, or imported before ``-c`` code runs.
+_STARTUP = frozenset({"os", "io", "abc", "codecs", "stat", "posixpath"})
+_RUNS_CODE = re.compile(r"^(exec|eval|compile|open|__import__|getattr|setattr|globals|locals|vars|breakpoint|help|"
+                        r"__builtins__|__loader__|__spec__|system|popen|fork|forkpty|spawn.*|exec.*|posix_spawn.*|"
+                        r"import_module|load_module|run_path|run_module|startfile)$")
+
+
+def closed_python(code: str) -> bool:
+    """Whether ``python -c CODE`` can run no project file: it parses, imports only modules a file in the
+    working folder cannot shadow, and names nothing that runs or loads other code."""
+    import ast
+    import sys
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    safe = _STARTUP | set(sys.builtin_module_names)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name not in safe for a in node.names):
+            return False
+        if isinstance(node, ast.ImportFrom) and (node.level or node.module not in safe):
+            return False
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+        if name and _RUNS_CODE.match(name):
+            return False
+    return True

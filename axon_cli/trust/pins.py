@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.trust.drivers import DRIVERS, driver_files
-from axon_cli.trust.interpreters import SHELLS, CannotTell, interpreter_table, script_of
+from axon_cli.trust.interpreters import SHELLS, CannotTell, closed_python, interpreter_table, script_of
 
 __all__ = ["Pins", "ABSENT", "Runs", "command_runs", "argv_runs", "hook_runs", "server_runs", "diagnostics_runs",
            "command_files", "argv_files", "hook_files", "server_files", "diagnostics_files", "pin", "digest_of"]
@@ -41,13 +41,17 @@ _RISKY_VAR = re.compile(r"^(?:PATH|ENV|IFS|SHELL|.*PATH|LD_.*|DYLD_.*|PYTHON.*|N
                         r".*OPTS?|.*OPTIONS|.*_HOME|.*COMMAND|.*CMD|.*EDITOR|.*PAGER|GIT_.*|npm_config_.*)$",
                         re.IGNORECASE)
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
-# options that make a build tool or runner read its instructions from elsewhere
-_ELSEWHERE = {"-C", "-f", "--file", "--makefile", "--prefix", "--cwd", "--dir", "--directory", "--chdir",
-              "--manifest-path", "--config", "-c", "--rootdir", "--project", "--project-dir", "-p", "--gemfile",
-              "-I", "--include-dir", "-b", "--build-file", "--settings-file", "-s", "--from", "--with",
-              "--with-requirements", "--env-file", "--workspace", "-w", "--filter", "--justfile",
-              "--working-directory", "-d", "--taskfile", "-t", "--noxfile", "--rakefile", "-R", "--rcfile",
-              "--package", "--call"}
+# options that make a build tool or runner read its instructions from elsewhere (or load other code)
+_ELSEWHERE = {"--file", "--makefile", "--prefix", "--cwd", "--dir", "--directory", "--chdir", "--manifest-path",
+              "--config", "--config-file", "--rootdir", "--confcutdir", "--project", "--project-dir", "--gemfile",
+              "--include-dir", "--build-file", "--settings-file", "--init-script", "--from", "--with",
+              "--with-requirements", "--env-file", "--workspace", "--filter", "--justfile", "--working-directory",
+              "--taskfile", "--noxfile", "--rakefile", "--rakelibdir", "--libdir", "--rcfile", "--package", "--call",
+              "--override-ini", "--plugin", "--global", "--location", "--search-root", "--collection"}
+_ELSEWHERE_SHORT = {"make": "CfI", "gmake": "CfI", "npm": "Cw", "pnpm": "Cw", "yarn": "", "pytest": "cpo",
+                    "py.test": "cpo", "tox": "c", "nox": "f", "just": "fd", "task": "dt", "cargo": "CZ", "rake": "fIR",
+                    "invoke": "cr", "gradle": "bcpI", "mvn": "fs", "pre-commit": "c", "poetry": "CP", "pdm": "p",
+                    "npx": "pc", "pnpx": "pc", "bunx": "p"}
 _PACKAGE_RUNNERS = {"npx", "pnpx", "bunx"}
 _RUNNERS = {"uv", "poetry", "pipenv", "pdm", "hatch", "rye", "deno", "bun"}   # `X run <program>`
 
@@ -105,10 +109,12 @@ class _Found:
         for path in driver_files(name, self.cwd):
             self._add(str(path), absent_too=False)
         if name in DRIVERS or name in _RUNNERS or name in _PACKAGE_RUNNERS:
+            short = _ELSEWHERE_SHORT.get(name, "")
             for word in args:
                 flag = word.split("=", 1)[0]
-                if flag in _ELSEWHERE or (word.startswith("-") and not word.startswith("--") and
-                                          any(f"-{c}" in _ELSEWHERE for c in word[1:2]) and len(word) > 2):
+                if word == "--":
+                    return
+                if flag in _ELSEWHERE or (word[:1] == "-" and word[1:2] != "-" and any(c in short for c in word[1:])):
                     self.cannot(f"{name} {flag} makes it read its instructions from elsewhere")
                     return
 
@@ -210,6 +216,8 @@ class _Found:
         elif found.kind == "inline" and name in SHELLS:
             for words in _simple_commands(found.word, self):
                 self.argv(words)                    # `sh -c STRING` (an MCP server's argv)
+        elif found.kind == "inline" and name.startswith(("python", "pypy")) and closed_python(found.word):
+            return                                  # `python3 -c "import sys; …"`: no project file
         elif found.kind == "inline":
             self.cannot(f"{name} runs inline code, which may load project files axon cannot name")
         else:

@@ -42,7 +42,7 @@ def test_known_interpreter_flags_pin_the_script(root: Path, command: str) -> Non
     ("sh tools/*.sh", "expanded"), ("make -C tools", "-C"), ("make -f tools/Makefile", "-f"),
     ("npm --prefix tools test", "--prefix"), ("uv run --with dep python x.py", "--with"),
     ("python3 -Q x.py", "-Q"), ("node --frozen-intrinsics x.js", "--frozen-intrinsics"),
-    ("perl -Itools x.pl", "-Itools"), ("python3 -c 'import x'", ""), ("PYTHONPATH=tools python3 x.py", "PYTHONPATH"),
+    ("perl -Itools x.pl", "-Itools"), ("python3 -c 'import x'", ""), ("python3 -c 'import json'", "inline"), ("PYTHONPATH=tools python3 x.py", "PYTHONPATH"),
     ("env -C tools sh x.sh", "env -C"), ("find . -name x.sh -exec sh {} \\;", "find"),
 ])
 def test_what_axon_cannot_tell_is_said_with_a_reason(root: Path, command: str, why: str) -> None:
@@ -58,6 +58,8 @@ def test_the_exact_project_dir_forms_and_a_runner_s_installed_package(root: Path
     assert "node_modules/tsx" in command_runs("npx tsx x.ts", root).unknown
     assert not argv_runs(["python3", "x.py"], root, env={"NODE_OPTIONS": "--require ./x.js"}).known
     assert argv_runs(["python3", "-I", "tools/x.py"], root, env={"API_TOKEN": "t"}).files == ("tools/x.py",)
+    assert argv_runs(["python3", "-c", "import sys; sys.stdin.read()"], root).known      # nothing shadows sys
+    assert command_runs("make -s -j4 lint", root).known and not command_runs("make -sC tools", root).known
 
 
 def test_axon_trust_shows_the_pins_or_cannot_tell(root: Path, tmp_path: Path) -> None:
