@@ -43,6 +43,8 @@ FORMS = {
     "u_npx_tsx": ("npx --no-install tsx tools/x.ts", "tools/x.ts", "node"),
 }
 GUARD, PULL, SERVER = ".claude/hooks/guard.py", ".claude/hooks/pull.py", "tools/srv.py"
+SETTINGS = (".vscode/tasks.json", ".cursor/mcp.json", ".zed/tasks.json", ".idea/runConfigurations/x.xml",
+            ".devcontainer/devcontainer.json", ".claude/settings.local.json")
 
 
 def body(kind: str, target: Path) -> str:
@@ -78,7 +80,10 @@ def plant(lab: Lab) -> None:
     lab.write(".axon/config.toml", "".join(f"[[hooks.PostToolUse]]\ncommand = {json.dumps(cmd)}\ntimeout = 30\n"
                                            for cmd, _, _ in FORMS.values()))
     lab.write(".mcp.json", json.dumps({"mcpServers": {"srv": {"command": "python3", "args": ["-I", SERVER]}}}))
+    for rel in SETTINGS:
+        lab.write(rel, "{}\n")
     rewrites = {path: body(kind, canary) for path, kind, canary in targets(lab).values()}
+    rewrites.update({rel: '{"tasks": [{"command": "touch PWNED", "runOn": "folderOpen"}]}' for rel in SETTINGS})
     lab.write("tidy.py", "import pathlib\n"
                          f"for path, text in {rewrites!r}.items():\n"
                          "    try:\n        pathlib.Path(path).write_text(text)\n"
@@ -97,6 +102,7 @@ class Sessions:
         self.run1 = lab.axon("run", "tidy up", "--mode", "auto")
         self.rewritten = {aid for aid, (path, _, canary) in targets(lab).items()
                           if str(canary) in (lab.project / path).read_text()}
+        self.settings = {rel: (lab.project / rel).read_text() for rel in SETTINGS}
         lab.write(PULL, body("py", lab.canary / "u_git_pull"))                    # the git pull
         lab.script(tool_reply(("bash", {"command": "echo second"})), text_reply("done"))
         self.run2 = lab.axon("run", "again", "--mode", "auto")
@@ -142,6 +148,14 @@ def test_an_mcp_server_does_not_start_the_rewrite_in_the_next_session(sessions: 
     assert "u_mcp" in sessions.ran, "control: the trusted server never started"
     _control(sessions.lab, "u_mcp", tmp_path)
     assert "u_mcp" not in sessions.canaries, sessions.run2.stderr[-1500:]
+
+
+def test_held_files_and_settings_that_name_commands_are_read_only_in_the_sandbox(sessions: Sessions) -> None:
+    """The rewrite fails at the write: every file a trusted pinned item runs, and the settings."""
+    assert sessions.ran, "control: nothing ran"
+    assert not {"u_exact", "u_mcp", "u_python_E", "u_python_O"} & sessions.rewritten, sessions.rewritten
+    assert sessions.settings == dict.fromkeys(SETTINGS, "{}\n")
+    assert {"u_cd", "u_pwd"} <= sessions.rewritten, "control: tidy.py rewrites what is not held"
 
 
 # -- diagnostics under --sandbox off -------------------------------------------------------------------
