@@ -86,7 +86,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     extensions = load_extensions(settings, project_root, session_id, registry, bus, loaded.trust)
     from axon_cli.mcp import start_mcp
 
-    mcp = start_mcp(loaded, project_root, registry, bus)   # MCP servers connect in the background
+    mcp = start_mcp(loaded, project_root, registry, bus, extensions.gate)   # connect in the background, gated
     ctx = ToolContext(project_root=project_root, state_dir=state_dir, session_id=session_id,
                       settings=settings, emit=bus, registry=registry)
     snapshots = ProjectSnapshots.for_settings(project_root, settings)
@@ -109,7 +109,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
         mcp.bind_approver(lambda: dispatcher.approver)   # elicitations are asked like approvals
         mcp.wait_and_register()   # bounded by each server's startup_timeout; failures become notices
     gathered = gather_context(project_root, Path.cwd())
-    watch_diagnostics(ctx, extensions.changes)            # [diagnostics] commands: what they run
+    watch_diagnostics(ctx, extensions.gate)               # [diagnostics] commands: what they run
     ctx.extra[NESTED_INSTRUCTIONS] = gathered.nested    # read_file hands over AGENTS.md/CLAUDE.md below cwd
     ctx.extra[WEB_NAMED_HOSTS] = _named_hosts(policy)   # web_fetch: hosts whose private addresses are allowed
     add_task_tool(extensions, SessionParts(project_root, session_id, settings, registry, policy,

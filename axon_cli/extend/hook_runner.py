@@ -34,6 +34,7 @@ from axon_cli.extend.hook_callables import CallableHook, run_callable
 from axon_cli.extend.hook_guard import OUTSIDE, HookGuard, Placement, hook_label
 from axon_cli.extend.hook_reply import HookReply, HookResult, read_reply
 from axon_cli.masking import mask
+from axon_cli.sandbox import outside
 from axon_cli.sandbox.child_env import child_env
 from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.builtin.shell.processes import RUN_MARKER, kill_tree, shell_path
@@ -126,8 +127,9 @@ class HookRunner:
 
                     argv = stack.enter_context(sandbox.confine(argv, where.sandbox, self.project_root,
                                                                home=env.get("HOME"), hide=self.sandbox_hide))
-                proc = subprocess.Popen(argv, cwd=self.project_root, env=env, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                proc = outside.popen(argv, outside.inside(where.sandbox), cwd=self.project_root, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     start_new_session=True)
             except OSError as e:
                 return HookReply(hook, "error", problem=f"{_name(event, hook)} could not start: {e.strerror or e}")
             return self._wait(event, hook, data, proc, run_id)

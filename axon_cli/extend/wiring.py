@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from axon_cli.extend.hook_seams import UserHooks
     from axon_cli.extend.session_parts import SessionParts
     from axon_cli.extend.skills import Skill
+    from axon_cli.sandbox.outside import OutsideGate
 
 __all__ = ["Extensions", "load_extensions", "add_task_tool"]
 
@@ -46,15 +47,15 @@ class Extensions:
     notices: list[str] = field(default_factory=list)
     session_context: str = ""            # what SessionStart hooks added to the system prompt
     changes: SessionChanges = field(default_factory=SessionChanges)   # files changed during this session
+    gate: OutsideGate | None = None      # what runs outside the sandbox (hooks, MCP servers, diagnostics)
     skills: dict[str, Skill] = field(default_factory=dict)
     skill_grants: SkillGrants = field(default_factory=SkillGrants)   # allowed-tools of skills loaded this turn
 
     def bind(self, approver: Callable[[], Approver | None], sandbox: str) -> None:
         """Who is asked before a hook runs a file changed during the session, and the sandbox mode it
         runs in when not approved ("off": none, the hook is skipped)."""
-        guard = self.hooks.runner.guard if self.hooks is not None else None
-        if guard is not None:
-            guard.approver, guard.sandbox = approver, sandbox
+        if self.gate is not None:
+            self.gate.approver, self.gate.sandbox = approver, sandbox
 
     def start_session(self, source: str) -> str:
         """Run the SessionStart hooks once ("startup" or "resume"); their context for the prompt."""
@@ -67,7 +68,10 @@ class Extensions:
 
 def load_extensions(settings: Settings, project_root: Path, session_id: str, registry: ToolRegistry,
                     emit: EventSink, trust: TrustView) -> Extensions:
+    from axon_cli.sandbox.outside import OutsideGate
+
     changes = SessionChanges()
+    gate = OutsideGate(project_root, changes, emit=emit)
     tools = load_python_tools(project_root, trust, set(registry.names()))
     for spec in tools.specs:
         registry.register(spec)
@@ -80,7 +84,7 @@ def load_extensions(settings: Settings, project_root: Path, session_id: str, reg
         from axon_cli.extend.hook_seams import UserHooks
         from axon_cli.tools.audit import AuditLog
 
-        guard = HookGuard(project_root, [h for tables in settings.hooks.values() for h in tables], changes, emit=emit)
+        guard = HookGuard(project_root, [h for tables in settings.hooks.values() for h in tables], gate=gate)
         runner = HookRunner({str(k): v for k, v in settings.hooks.items()}, project_root, session_id,
                             AuditLog(project_root / ".axon", session_id), guard, list(settings.sandbox_hide))
         hooks = UserHooks(runner, emit)
@@ -91,7 +95,7 @@ def load_extensions(settings: Settings, project_root: Path, session_id: str, reg
 
         registry.register(skill_spec(skills.skills, grants.grant))
     notices = tools.problems + commands.problems + agents.problems + skills.problems
-    return Extensions(commands, agents.agents, hooks, notices, changes=changes, skills=skills.skills,
+    return Extensions(commands, agents.agents, hooks, notices, changes=changes, gate=gate, skills=skills.skills,
                       skill_grants=grants)
 
 

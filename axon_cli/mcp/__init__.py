@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 __all__ = ["start_mcp", "McpSession"]
 
 
-def start_mcp(loaded: LoadedSettings, project_root: Path, registry: ToolRegistry, bus: Bus) -> McpSession | None:
+def start_mcp(loaded: LoadedSettings, project_root: Path, registry: ToolRegistry, bus: Bus,
+              gate: Any = None) -> McpSession | None:
     """``session.start_mcp``: start connecting the configured MCP servers; None when there are none,
     and then nothing of MCP is imported (no ``mcp_servers`` setting and no ``.mcp.json``)."""
     from axon_cli.trust.widening import MCP_JSON
@@ -27,7 +28,7 @@ def start_mcp(loaded: LoadedSettings, project_root: Path, registry: ToolRegistry
         return None
     from axon_cli.mcp import session
 
-    return session.start_mcp(loaded, project_root, registry, bus)
+    return session.start_mcp(loaded, project_root, registry, bus, gate)
 
 
 def __getattr__(name: str) -> Any:

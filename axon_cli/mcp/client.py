@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.mcp.asks import Asker
-from axon_cli.mcp.connect import connect
+from axon_cli.mcp.connect import connect, server_launch
 from axon_cli.mcp.convert import result_output
 from axon_cli.mcp.servers import ServerEntry, missing_command
 from axon_cli.mcp.state import ServerState, Status, connection_lost, leaf, list_tools
+from axon_cli.sandbox.outside import OutsideGate
 from axon_cli.tools.spec import Cancelled, ToolError, ToolOutput
 
 __all__ = ["McpManager", "ServerState", "Status", "MAX_RESTARTS"]
@@ -35,9 +36,11 @@ MAX_RESTARTS = 2
 
 class McpManager:
     def __init__(self, entries: list[ServerEntry], roots: list[Path] | None = None,
-                 asker: Asker | None = None) -> None:
+                 asker: Asker | None = None, gate: OutsideGate | None = None) -> None:
         self.servers: dict[str, ServerState] = {e.name: ServerState(e) for e in entries}
         self.roots = list(roots or [])          # answered to roots/list as file:// URIs
+        self.gate = gate or OutsideGate(self.roots[0] if self.roots else Path.cwd())   # stdio servers start through it
+        self.gate.remember(server_launch(st) for st in self.servers.values() if st.entry.transport == "stdio")
         self.asker = asker                      # asks the user an elicitation; None declines
         self.notify: Callable[[str], None] = lambda _line: None   # a line for the user (a restart)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -139,7 +142,7 @@ class McpManager:
             st.scope = scope
             timer = asyncio.get_running_loop().call_later(limit, self._startup_expired, st, limit)
             try:
-                async with connect(st, self.roots, lambda: self.asker) as client:
+                async with connect(st, self.roots, lambda: self.asker, self.gate) as client:
                     st.tools = await list_tools(client, st.entry)
                     st.client, st.status, st.connected_once = client, "connected", True
                     timer.cancel()

@@ -16,26 +16,40 @@ from typing import Any
 
 from axon_cli.mcp.asks import Asker, elicitation_callback, roots_callback
 from axon_cli.mcp.state import ServerState
+from axon_cli.sandbox import outside
 from axon_cli.sandbox.child_env import child_env
+from axon_cli.sandbox.outside import Launch, OutsideGate
 
-__all__ = ["connect"]
+__all__ = ["connect", "server_launch"]
+
+
+def server_launch(st: ServerState) -> Launch:
+    """What the gate is shown for a stdio server: its argv, cwd and variables. It is never asked about
+    while the session starts: one it cannot let run is not started, with one line saying why."""
+    cfg = st.entry.config
+    return Launch("mcp_server", f'MCP server "{st.name}"', argv=(cfg.command or "", *cfg.args),
+                  cwd=Path(cfg.cwd) if cfg.cwd else None, env=dict(cfg.env or {}), may_ask=False)
 
 
 @asynccontextmanager
-async def connect(st: ServerState, roots: list[Path], asker_now: Callable[[], Asker | None]) -> AsyncIterator[Any]:
+async def connect(st: ServerState, roots: list[Path], asker_now: Callable[[], Asker | None],
+                  gate: OutsideGate | None = None) -> AsyncIterator[Any]:
+    """A stdio server starts only when the session's ``OutsideGate`` lets it run outside (it knows
+    every project file the server runs and none changed); else the connection fails saying why."""
     from mcp import Client
 
     cfg = st.entry.config
     async with AsyncExitStack() as stack:
         if st.entry.transport == "stdio":
-            from mcp.client.stdio import StdioServerParameters, stdio_client
+            from mcp.client.stdio import StdioServerParameters
 
             if st.errlog is not None:
                 st.errlog.close()
             st.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (closed by the manager)
             params = StdioServerParameters(command=cfg.command or "", args=cfg.args, env={**child_env(), **cfg.env},
                                            cwd=cfg.cwd)
-            transport: Any = stdio_client(params, errlog=st.errlog)
+            gate = gate or OutsideGate(roots[0] if roots else Path.cwd())
+            transport: Any = outside.stdio_client(params, gate.decide(server_launch(st)), errlog=st.errlog)
         elif st.entry.transport == "sse":
             from mcp.client.sse import sse_client
 

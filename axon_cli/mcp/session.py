@@ -103,11 +103,12 @@ class McpSession:
         self.manager.close()
 
 
-def start_mcp(loaded: LoadedSettings, project_root: Path, registry: ToolRegistry, bus: Bus) -> McpSession | None:
+def start_mcp(loaded: LoadedSettings, project_root: Path, registry: ToolRegistry, bus: Bus,
+              gate: Any = None) -> McpSession | None:
     """Start connecting the configured MCP servers; None when there are none (nothing is imported)."""
     entries, problems = load_servers(loaded, project_root)
     if not entries and not problems:
         return None
     from axon_cli.mcp.client import McpManager
 
-    return McpSession(McpManager(entries, roots=[project_root]).start(), registry, bus, problems)
+    return McpSession(McpManager(entries, roots=[project_root], gate=gate).start(), registry, bus, problems)

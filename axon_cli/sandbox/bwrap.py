@@ -8,7 +8,8 @@
 - ``workspace-write``: as read-only, plus the project root writable — except ``<root>/.git`` and
   ``<root>/.axon``, which stay read-only whether or not they exist yet (see ``mountpoints``), and
   every other ``.git`` the project holds (submodules, nested and embedded repositories, the
-  directories gitfiles point to; see ``repos``), with the directories leading to them pinned.
+  directories gitfiles point to; see ``repos``), with the directories leading to them pinned; and
+  the settings that name commands and every file a configured command runs (``outside.held_read_only``).
 
 In both, the hidden set (``hidden.py``) reads as empty, and so do the unix sockets of user services
 (``sockets``: Docker, agents, the session bus), except those ``sandbox_allow_sockets`` names. The environment is the bash tool's own. No
@@ -82,7 +83,10 @@ def _outermost(paths: Sequence[str]) -> list[str]:
 def _project_mounts(root: str, nested: Sequence[str]) -> list[str]:
     """The writable project, its ``.git``/``.axon`` and every nested ``.git`` read-only, the
     directories leading to them pinned (bound onto themselves) so they cannot be renamed away."""
-    protected = _outermost([p for p in [*protected_paths(root), *nested] if os.path.exists(p)])
+    from axon_cli.sandbox.outside import held_read_only
+
+    held = held_read_only(root)
+    protected = _outermost([p for p in [*protected_paths(root), *nested, *held] if os.path.exists(p)])
     args = ["--bind", root, root]
     for pin in pins(root, protected):
         args += ["--bind", pin, pin]

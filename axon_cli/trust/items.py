@@ -24,6 +24,7 @@ class WideningItem:
     shows: str      # what the user is shown before trusting it: the full command line, the URL, the rule
     content: str    # what the digest pins; a change of it makes the item pending again
     pins: tuple[tuple[str, str], ...] = ()   # project files it runs: (relative path, sha256 or "absent")
+    unknown: str = ""   # why axon cannot tell which project files it runs ("": it can)
 
     @property
     def id(self) -> str:
@@ -35,10 +36,13 @@ class WideningItem:
         return hashlib.sha256(content.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def with_pins(item: WideningItem, pins: tuple[tuple[str, str], ...]) -> WideningItem:
+def with_pins(item: WideningItem, pins: tuple[tuple[str, str], ...], unknown: str = "") -> WideningItem:
     """``item`` pinned to the content of the project files it runs as well (a hook's or MCP server's
     script, a build tool's Makefile …): a change of any of them makes it pending again. What the user
-    is shown names those files."""
+    is shown names those files — or, when axon cannot tell what it runs (``unknown``), says so and
+    why: such an item is pinned to nothing and asks before every run outside the sandbox."""
+    if unknown:
+        return replace(item, shows=f"{item.shows}; cannot tell what this runs: {unknown}", unknown=unknown)
     if not pins:
         return item
     names = [rel + (" (not there yet)" if digest == "absent" else "") for rel, digest in pins]

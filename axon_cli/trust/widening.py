@@ -39,7 +39,7 @@ from axon_cli.trust.finders import (
     _telemetry,
 )
 from axon_cli.trust.items import WideningItem, with_pins
-from axon_cli.trust.pins import diagnostics_files, hook_files, pin, server_files
+from axon_cli.trust.pins import diagnostics_runs, hook_runs, pin, server_runs
 
 __all__ = ["CONFIG", "PERMISSIONS", "MCP_JSON", "CLAUDE_SETTINGS", "CLAUDE_LOCAL", "JSON_SOURCES", "SOURCES", "Baseline",
            "Found", "Kind", "KINDS", "find", "keep_trusted", "allow_item", "SANDBOX_ORDER"]
@@ -114,7 +114,7 @@ def find(source: str, data: dict[str, Any], base: Baseline, root: Path | None = 
     return found if root is None else [_pinned(f, data, root) for f in found]
 
 
-_RUNS_FILES = {"hook": hook_files, "mcp_server": server_files, "diagnostics": diagnostics_files}
+_RUNS_FILES = {"hook": hook_runs, "mcp_server": server_runs, "diagnostics": diagnostics_runs}
 
 
 def _pinned(found: Found, data: dict[str, Any], root: Path) -> Found:
@@ -124,7 +124,8 @@ def _pinned(found: Found, data: dict[str, Any], root: Path) -> Found:
     raw: Any = data
     for key in found.where:
         raw = raw[key]
-    return Found(with_pins(found.item, pin(root, files(raw, root))), found.where)
+    runs = files(raw, root)
+    return Found(with_pins(found.item, () if runs.unknown else pin(root, runs.files), runs.unknown), found.where)
 
 
 def _order(where: Where) -> tuple[tuple[int, str, int], ...]:

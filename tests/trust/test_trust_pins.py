@@ -36,7 +36,7 @@ def root(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(("command", "files"), [
     ("sh scripts/post-check.sh", ["scripts/post-check.sh"]),
     ("env A=1 timeout 5 python3 -u tools/x.py --fix", ["tools/x.py"]),
-    ("bash -c 'cd sub; ./run.sh > out.txt' && node lib/a.js | tee log", ["lib/a.js", "run.sh"]),
+    ("bash -c './run.sh > out.txt' && node lib/a.js | tee log", ["lib/a.js", "run.sh"]),
     ("./run.sh", ["run.sh"]),
     ('"$CLAUDE_PROJECT_DIR"/scripts/post-check.sh; sh ${AXON_PROJECT_DIR}/run.sh', ["run.sh", "scripts/post-check.sh"]),
     ("python -m tools.pkg", ["tools/pkg/__main__.py"]),
@@ -54,7 +54,8 @@ def test_the_files_a_command_runs(root, command, files):
 def test_an_mcp_servers_argv_and_its_shell_string(root):
     assert argv_files(["/usr/bin/python3", "tools/x.py"], root) == ["tools/x.py"]
     assert argv_files(["sh", "-c", "python tools/x.py && touch PWNED"], root) == ["tools/x.py"]
-    assert argv_files(["npx", "some-server"], root) == ["package.json"]
+    assert argv_files(["npx", "some-server"], root) == ["node_modules/.bin/some-server",
+                                                        "node_modules/some-server/package.json", "package.json"]
 
 
 def test_a_hook_and_a_server_are_pinned_to_their_scripts_and_a_change_says_which(root, tmp_path):

@@ -43,10 +43,14 @@ def test_a_hook_script_the_model_rewrote_runs_inside_the_sandbox_not_outside(ser
     status = run_axon("trust", "--yes")
     assert status.code == 0 and "pinned to the content of scripts/post-check.sh" in status.stdout
 
-    rewrite = f"printf 'touch {canary}; touch ran-inside\\n' > scripts/post-check.sh"
-    server.add(tool_reply(("bash", {"command": "echo first"})), tool_reply(("bash", {"command": rewrite})),
-               text_reply("done"))
-    r = run_axon("run", "check things", "--mode", "auto")  # the rewrite (> onto the script) runs; no --yes:
+    # a sandboxed bash rewrite fails at the write now (the script is held read-only: issue 32), so the
+    # model rewrites it with write_file, which axon itself performs
+    rewrite = f"touch {canary}; touch ran-inside\n"
+    server.add(tool_reply(("bash", {"command": "echo first"})),
+               tool_reply(("read_file", {"path": "scripts/post-check.sh"})),
+               tool_reply(("write_file", {"path": "scripts/post-check.sh", "content": rewrite})),
+               tool_reply(("bash", {"command": "echo after"})), text_reply("done"))
+    r = run_axon("run", "check things", "--mode", "auto")  # the rewrite lands; no --yes:
     # the approver says no to running the changed hook outside
     assert r.code == 0, r.stderr
     assert marker.exists()                                  # unchanged, the hook ran outside as always
@@ -54,7 +58,7 @@ def test_a_hook_script_the_model_rewrote_runs_inside_the_sandbox_not_outside(ser
     assert not canary.exists()                              # ...and the new script never ran outside
     assert (project / "ran-inside").exists()                # it ran inside the sandbox (a guard still guards)
     assert "scripts/post-check.sh, which changed during this session" in r.stderr
-    assert all("Permission denied" not in t for t in _tool_results(server.requests[2]))
+    assert all("Permission denied" not in t for t in _tool_results(server.requests[3]))
 
 
 def test_a_hook_script_changed_after_trust_is_pending_until_trusted_again(server, run_axon, project):

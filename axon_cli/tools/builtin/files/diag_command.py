@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["SESSION_CHANGES", "DIAG_CACHE", "CommandCheck", "commands_for", "introduced", "before_edit",
            "after_edit", "watch_diagnostics"]
 
-SESSION_CHANGES = "session_changes"   # ctx.extra: the session's trust.changes.SessionChanges
+SESSION_CHANGES = "outside_gate"      # ctx.extra: the session's sandbox.outside.OutsideGate
 DIAG_CACHE = "diagnostics_cache"      # ctx.extra: (command, path) -> (digest of the text, its output lines)
 MAX_OUTPUT_CHARS = 20_000             # of one run's output, head and tail kept
 MAX_SHOWN_LINES = 10
@@ -59,14 +59,20 @@ class CommandCheck:
     note: str = ""                    # a short line to report instead (it timed out, it was not run)
 
 
-def watch_diagnostics(ctx: ToolContext, changes: Any) -> None:
-    """At the session's start: hand the edit tools the session's ``SessionChanges`` and record what
+def watch_diagnostics(ctx: ToolContext, gate: Any) -> None:
+    """At the session's start: hand the edit tools the session's ``OutsideGate`` and record what
     the project files each configured command runs hold now."""
-    from axon_cli.trust.pins import diagnostics_files
-
-    ctx.extra[SESSION_CHANGES] = changes
+    ctx.extra[SESSION_CHANGES] = gate
     table = getattr(ctx.settings, "diagnostics", None) or {}
-    changes.remember(ctx.project_root / rel for cmd in table.values() for rel in diagnostics_files(cmd, ctx.project_root))
+    if gate is not None:
+        gate.remember(_launch(cmd, ctx) for cmd in table.values() if isinstance(cmd, str))
+
+
+def _launch(template: str, ctx: ToolContext) -> Any:
+    from axon_cli.sandbox.outside import Launch
+
+    return Launch("diagnostics", f"diagnostics command `{_short(template)}`", command=template.replace("{file}", "FILE"),
+                  cwd=ctx.project_root, may_ask=False)
 
 
 def commands_for(table: dict[str, str], rel: str) -> list[str]:
@@ -196,7 +202,7 @@ def _run(command: str, ctx: ToolContext, status: SandboxStatus) -> tuple[list[st
     timeout = float(getattr(ctx.settings, "diagnostics_timeout", 10.0) or 10.0)
     with sandbox.confine([shell_path(), "-c", command], mode, ctx.project_root, home=env.get("HOME"),
                          hide=hide, allow_sockets=sockets) as argv:
-        outcome, code, text = _capture(argv, env, run_id, ctx, timeout)
+        outcome, code, text = _capture(argv, env, run_id, ctx, timeout, mode)
     if outcome == "timeout":
         return None, f"\n\ndiagnostics: `{_short(command)}` took over {timeout:g} s and was stopped"
     if outcome != "exit" or code is None or code < 0 or code in NOT_RUNNABLE:
@@ -204,32 +210,33 @@ def _run(command: str, ctx: ToolContext, status: SandboxStatus) -> tuple[list[st
     return [line for line in text.splitlines() if line.strip()], ""
 
 
-def _unconfined_refusal(command: str, ctx: ToolContext) -> str | None:
-    """Why ``command`` may not run without a sandbox (None: it may): it runs a project file changed
-    in this session, or that cannot be told (no record of the session's changes: silence)."""
-    from axon_cli.trust.pins import command_files
-
-    changes: Any = ctx.extra.get(SESSION_CHANGES)
-    if changes is None:
+def _unconfined_refusal(command: str, ctx: ToolContext, template: str = "") -> str | None:
+    """Why ``command`` may not run without a sandbox (None: it may), as the session's ``OutsideGate``
+    decides: it runs a project file changed in this session, or axon cannot tell what it runs (no
+    gate: silence)."""
+    gate: Any = ctx.extra.get(SESSION_CHANGES)
+    if gate is None:
         return ""
-    files = [ctx.project_root / rel for rel in command_files(command, ctx.project_root)]
-    if not changes.changed(files):
+    verdict = gate.decide(_launch(template or command, ctx))
+    if verdict.where == "outside":
         return None
-    return f"\n\ndiagnostics: `{_short(command)}` was not run: it runs a file changed in this session, and there " \
-           "is no sandbox"
+    why = "it runs a file changed in this session" if "changed during" in verdict.why else \
+        "axon cannot tell which project files it runs"
+    return f"\n\ndiagnostics: `{_short(command)}` was not run: {why}, and there is no sandbox"
 
 
 def _capture(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext,
-             timeout: float) -> tuple[str, int | None, str]:
+             timeout: float, mode: str = "off") -> tuple[str, int | None, str]:
     """Run ``argv`` in the project root: ("exit" | "timeout" | "cancelled" | "error", exit code, masked output)."""
     from axon_cli.masking import default_masker
+    from axon_cli.sandbox import outside
     from axon_cli.tools.builtin.shell.capture import StreamCapture
     from axon_cli.tools.builtin.shell.pump import run_to_end
 
     capture = StreamCapture(MAX_OUTPUT_CHARS, ctx.state_dir, "diagnostics", default_masker())
     try:
-        proc = subprocess.Popen(argv, cwd=ctx.project_root, env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = outside.popen(argv, outside.inside(mode), cwd=ctx.project_root, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     except OSError:
         return "error", None, ""
     try:

@@ -68,6 +68,7 @@ def _check(path: Path, rel: str, old_text: str, new_text: str, created: bool, ct
     if status is None or not getattr(ctx.settings, "diagnostics_lsp", True):
         return ""
     from axon_cli import sandbox
+    from axon_cli.sandbox import outside
     from axon_cli.tools.builtin.shell.tool import sandbox_mode
 
     mode = sandbox_mode(status, str(getattr(ctx.settings, "mode", "")), CallEnv())
@@ -86,8 +87,8 @@ def _check(path: Path, rel: str, old_text: str, new_text: str, created: bool, ct
     with sandbox.confine(argv, mode, ctx.project_root, home=env.get("HOME"),
                          hide=list(getattr(ctx.settings, "sandbox_hide", None) or []),
                          allow_sockets=list(getattr(ctx.settings, "sandbox_allow_sockets", None) or [])) as wrapped:
-        proc = subprocess.Popen(wrapped, cwd=ctx.project_root, env=env, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = outside.popen(wrapped, outside.inside(mode), cwd=ctx.project_root, env=env, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
             before, after = _Session(proc, deadline, ctx).run(path, language, old_text, new_text, created)
         finally:

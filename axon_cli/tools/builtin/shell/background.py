@@ -55,7 +55,7 @@ def close_jobs(extra: dict[str, Any]) -> None:
 
 
 def start_job(command: str, argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext,
-              stack: contextlib.ExitStack, sandbox_note: str) -> ToolOutput:
+              stack: contextlib.ExitStack, sandbox_note: str, verdict: Any = None) -> ToolOutput:
     """Start ``argv`` (the prepared, maybe sandboxed, shell) as a background job; the result says how
     to follow it."""
     from axon_cli.masking import default_masker
@@ -64,7 +64,7 @@ def start_job(command: str, argv: list[str], env: dict[str, str], run_id: str, c
     table = job_table(ctx)
     assert table is not None
     capture = JobCapture(OUTPUT_LIMIT, ctx.state_dir, "bash", default_masker())
-    job = table.start(command, argv, env, run_id, ctx.project_root, capture, stack)
+    job = table.start(command, argv, env, run_id, ctx.project_root, capture, stack, verdict=verdict)
     if ctx.registry is not None:
         ctx.registry.activate(JOB_TOOLS)
     text = (f"Started in the background as job {job.id}. Read its output with "

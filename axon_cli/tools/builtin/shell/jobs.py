@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from axon_cli.sandbox.lifetime import spawn
 from axon_cli.tools.builtin.shell.capture import StreamCapture
 from axon_cli.tools.builtin.shell.processes import kill_tree
 from axon_cli.tools.builtin.shell.pump import drain, pump, widen_pipe
@@ -154,8 +153,11 @@ class JobTable:
         _LIVE.add(self)
 
     def start(self, command: str, argv: list[str], env: dict[str, str], run_id: str, cwd: Path,
-              capture: JobCapture, stack: contextlib.ExitStack) -> Job:
-        """Start ``argv`` as a new job (``stack`` is closed when it ends, or now if it cannot start)."""
+              capture: JobCapture, stack: contextlib.ExitStack, verdict: Any = None) -> Job:
+        """Start ``argv`` as a new job (``stack`` is closed when it ends, or now if it cannot start);
+        ``verdict``: the outside gate's word on where it runs (``sandbox.outside.shell_verdict``)."""
+        from axon_cli.sandbox import outside
+
         with self._lock:
             running = sum(1 for j in self._jobs.values() if j.running)
             if self.closed or running >= MAX_RUNNING:
@@ -164,8 +166,9 @@ class JobTable:
                     f"{running} background jobs are running already (at most {MAX_RUNNING}); stop one with kill_shell"
                 raise ToolError(f"cannot start a background job: {why}")
             try:
-                proc = spawn(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, start_new_session=True)
+                proc = outside.popen(argv, verdict or outside.as_confined(argv), cwd=cwd, env=env,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
             except OSError as e:
                 stack.close()
                 raise ToolError(f"could not start the shell: {e.strerror or e}") from None

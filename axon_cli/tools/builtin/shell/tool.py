@@ -97,7 +97,8 @@ def run_command(command: str, ctx: ToolContext, timeout: float, status: SandboxS
             from axon_cli.sandbox import netns
             from axon_cli.tools.builtin.shell.background import start_job
             return start_job(command, argv, env, run_id, ctx, stack.pop_all(),
-                             background_note(mode, _may_leave(status, ctx.call, mode), netns.active()))
+                             background_note(mode, _may_leave(status, ctx.call, mode), netns.active()),
+                             verdict=_verdict(mode, ctx))
         return _run(argv, env, run_id, ctx, timeout, mode, _may_leave(status, ctx.call, mode), command)
 
 
@@ -113,6 +114,14 @@ def sandbox_mode(status: SandboxStatus, permission_mode: str, call: CallEnv) -> 
     return status.mode
 
 
+def _verdict(mode: str, ctx: ToolContext) -> Any:
+    """The gate's word on where this command runs (``sandbox.outside.shell_verdict``)."""
+    from axon_cli.sandbox.outside import shell_verdict
+
+    decision = ctx.call.decision
+    return shell_verdict(mode, decision.outside_sandbox if decision is not None else None)
+
+
 def _may_leave(status: SandboxStatus, call: CallEnv, mode: str) -> bool:
     """Whether this call could run outside the sandbox if asked (its failure note says how)."""
     decision = call.decision
@@ -122,7 +131,7 @@ def _may_leave(status: SandboxStatus, call: CallEnv, mode: str) -> bool:
 def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, timeout: float,
          mode: str, may_leave: bool, command: str = "") -> ToolOutput:
     from axon_cli.masking import default_masker
-    from axon_cli.sandbox.lifetime import spawn
+    from axon_cli.sandbox import outside
     from axon_cli.tools.builtin.shell.capture import StreamCapture
     from axon_cli.tools.builtin.shell.hints import BACKGROUND_HINT, looks_long_running
     from axon_cli.tools.builtin.shell.notes import missing_path_note
@@ -131,9 +140,9 @@ def _run(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext, ti
     capture = StreamCapture(MAX_RESULT_CHARS - FOOTER_RESERVE, ctx.state_dir, "bash", default_masker())
     started = time.monotonic()
     try:
-        proc = spawn(argv, cwd=ctx.project_root, env=env,
-                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                     start_new_session=True)
+        proc = outside.popen(argv, _verdict(mode, ctx), cwd=ctx.project_root, env=env,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             start_new_session=True)
     except OSError as e:
         raise ToolError(f"could not start the shell: {e.strerror or e}") from None
     widen_pipe(proc)
