@@ -28,7 +28,9 @@ from axon_cli.tools.calls import CallFacts
 from axon_cli.tools.spec import ToolContext, ToolError, ToolSpec
 from axon_cli.tools.tool_hooks import HookVerdict, ToolHooks, combine
 
-__all__ = ["PermissionGate"]
+__all__ = ["PermissionGate", "TOOL_CHECK"]
+
+TOOL_CHECK = "the tool's own check"     # decided_by of a call refused before asking: not a permission denial
 
 log = logging.getLogger("axon.dispatch")
 
@@ -63,7 +65,7 @@ class PermissionGate:
         final = decision
         refused = self._refusal(spec, tool_input) if decision.behavior == "ask" else None
         if refused is not None:
-            return Decision("deny", refused, "the tool's own check", decision.destructive)
+            return Decision("deny", refused, TOOL_CHECK, decision.destructive)
         if decision.behavior == "ask":
             final = self._ask(call_id, spec, tool_input, args, decision, summary)
         elif decision.behavior == "deny":

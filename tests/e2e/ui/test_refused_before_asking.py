@@ -18,7 +18,10 @@ def _answer(server, index: int) -> str:
     return str(server.requests[index].messages[-1]["content"])
 
 
-def test_a_call_that_would_be_refused_fails_without_a_confirmation(chat, server, project: Path) -> None:
+def test_a_call_that_would_be_refused_fails_without_a_confirmation(chat, server, project: Path, axon_env) -> None:
+    config = Path(axon_env["XDG_CONFIG_HOME"]) / "axon" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('guidance = "off"\n')      # one scripted reply a refusal: no small-model nudge after it
     (project / "notes.txt").write_text("alpha\nbeta\n")
     (project / "pkg").mkdir()
     server.add(tool_reply(("edit_file", {"path": "notes.txt", "old_string": "alpha", "new_string": "ALPHA"})),
