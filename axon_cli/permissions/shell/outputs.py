@@ -1,6 +1,6 @@
 """What programs do to existing paths through their own options and operands: the file an output
 option names (``sort -o``, ``curl -o``, ``wget -O``, ``-o``/``--output`` of a program not modelled),
-the inputs a compressor replaces (``gzip`` without ``-k``), a move's source (``mv``), the last operand
+the inputs a compressor replaces (``gzip`` without ``-k``), ``patch -o``, the last operand
 ``convert`` writes, the images ``mogrify`` rewrites, ``split``'s first chunk, ``ffmpeg``'s outputs.
 
 One small spec a program (``SPECS``): the options that take a value, the ones whose value is a file it
