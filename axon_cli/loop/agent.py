@@ -208,8 +208,13 @@ class Agent(ToolCalls):
         messages = self.request_messages()
         debuglog.log_request(messages, tools, self.protocol, self.registry)
 
+        make_hider = getattr(self.protocol, "call_hider", None)   # text calls: their bodies are not shown
+        hider = make_hider(self.registry) if make_hider is not None else None
+
         def on_text(text: str) -> None:
-            self.emit(AssistantDelta(text=text))
+            shown = hider.feed(text) if hider is not None else text
+            if shown:
+                self.emit(AssistantDelta(text=shown))
 
         def on_reasoning(text: str) -> None:
             self.emit(AssistantDelta(text=text, kind="reasoning"))
@@ -224,6 +229,9 @@ class Agent(ToolCalls):
             started = time.monotonic()
             turn = self.llm.complete(self.request_messages(), tools, on_text, on_reasoning)
         latency_ms = int((time.monotonic() - started) * 1000)
+        rest = hider.flush() if hider is not None else ""
+        if rest:
+            self.emit(AssistantDelta(text=rest))
         debuglog.log_reply(turn)
         u = self.llm.usage
         self.emit(Usage(prompt_tokens=turn.prompt_tokens, completion_tokens=turn.completion_tokens,

@@ -41,7 +41,7 @@ _PUBLISH = {"npm": {"publish", "login", "adduser"}, "yarn": {"publish", "npm"}, 
             "cargo": {"publish", "login"}, "gem": {"push"}, "poetry": {"publish"}, "uv": {"publish"}}
 def changed_words(unit: Unit) -> list[str]:
     """The words naming files this simple command deletes, overwrites or edits (the analysis's facts)."""
-    return [w.rstrip("/") or w for w in unit.deletes + unit.overwrites + unit.edits]
+    return [w.rstrip("/") or w for w in unit.deletes + unit.overwrites + unit.edits + unit.moves]
 
 
 def reaches_out(argv: list[str]) -> str | None:

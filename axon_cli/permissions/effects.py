@@ -4,7 +4,8 @@ The mode ladder turns on it. ``default`` asks before a destructive call and befo
 edit; ``accept-edits`` runs edits; ``auto`` runs both when the sandbox confines them and a
 snapshot can undo them. Destructive: what always destroys (``rm``, ``chmod``, ``git reset --hard``
 …: the unit's ``destructive``), and overwriting a file that exists (``>``, ``cp``/``mv``/``ln -f``/
-``tee``/``dd`` onto it: its ``overwrites``). An edit changes an existing file in place (``sed -i``,
+``tee``/``dd``, ``sort -o``, ``tar -cf``, ``curl -o`` onto it: its ``overwrites``), removing one
+that exists (``gzip``'s input, ``zip -m``: its ``deletes``) and moving one away (``mv``: its ``moves``). An edit changes an existing file in place (``sed -i``,
 formatters, ``>>``: its ``edits``). Creating a new file is neither; nor is running a program whose
 own file operations are opaque (``make``). The analysis (``shell.targets``) names the words; here
 the disk says which exist (``exists``/``is_dir``; without them every word is taken to name a file).
@@ -41,6 +42,14 @@ def unit_effects(unit: Unit, exists: Exists | None = None, is_dir: Exists | None
     out = Effects()
     if unit.destructive:
         out.destroys.append(unit.destructive)
+    for word in unit.deletes:         # a compressor's input, `zip -m`'s files
+        if there(word):
+            out.destroys.append(f"removes {word}")
+            break
+    for word in unit.moves:           # `mv a b`: the path a is gone
+        if there(word):
+            out.destroys.append(f"moves {word} away")
+            break
     for word in unit.overwrites:      # `dir/`: files a recursive copy may replace in an existing directory
         if there(word) and (word.endswith("/") or not folder(word)):
             out.destroys.append(f"overwrites {word}")

@@ -15,6 +15,7 @@ from typing import Any
 from axon_cli.model.debuglog import shown
 from axon_cli.model.turns import AssistantTurn
 from axon_cli.protocols.callfacts import call_key
+from axon_cli.protocols.callhider import CallHider
 from axon_cli.protocols.taskkind import is_change_task
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.ledger import CallLedger, Refusal
@@ -109,6 +110,12 @@ class _TextCalls:
         calls = [ToolCall.of(f"text_call_{next(self._ids)}", name, args) for name, args in found]
         return calls, errors
 
+
+    def call_hider(self, registry: ToolRegistry) -> CallHider:
+        """The filter that keeps this reply's text call bodies out of the streamed answer."""
+        from axon_cli.protocols.textcalls import parse_text_calls
+
+        return CallHider(lambda block: bool(parse_text_calls(block, registry).calls))
 
     def _without_done_edits(self, calls: list[ToolCall], errors: list[str]) -> list[ToolCall]:
         """A small model re-sends an edit already applied in this turn: not run again (an insertion

@@ -32,7 +32,7 @@ from axon_cli.permissions.base import AllowAll, Decision, PermissionPolicy
 from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.calls import CallFacts, ToolCall, prepared
 from axon_cli.tools.dispatch_tail import CallResult, DispatchTail
-from axon_cli.tools.gate import PermissionGate
+from axon_cli.tools.gate import TOOL_CHECK, PermissionGate
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import (
     CallEnv,
@@ -145,8 +145,9 @@ class Dispatcher(DispatchTail):
                                   "into ones that are not valid for it; the call did not run.", args)
             described = self._describe(spec, known.tool_input)
         decision = self.gate.decide(call.id, spec, known.tool_input, args, described, known.facts, verdict)
-        if decision.behavior != "allow":
-            return self._fail(call, started, decision.reason, args, decision)
+        if decision.behavior != "allow":    # a call its tool refuses fails as the handler's error would
+            return self._fail(call, started, decision.reason, args, None if decision.decided_by == TOOL_CHECK
+                              else decision)
         return Prepared(call, spec, known.tool_input, args, decision, started, known.facts)
 
     def _describe(self, spec: ToolSpec[Any], tool_input: BaseModel) -> str:

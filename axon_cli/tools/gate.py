@@ -25,10 +25,12 @@ from axon_cli.events import (
 )
 from axon_cli.permissions.base import Decision, PermissionPolicy
 from axon_cli.tools.calls import CallFacts
-from axon_cli.tools.spec import ToolContext, ToolSpec
+from axon_cli.tools.spec import ToolContext, ToolError, ToolSpec
 from axon_cli.tools.tool_hooks import HookVerdict, ToolHooks, combine
 
-__all__ = ["PermissionGate"]
+__all__ = ["PermissionGate", "TOOL_CHECK"]
+
+TOOL_CHECK = "the tool's own check"     # decided_by of a call refused before asking: not a permission denial
 
 log = logging.getLogger("axon.dispatch")
 
@@ -50,7 +52,10 @@ class PermissionGate:
     def decide(self, call_id: str, spec: ToolSpec[Any], tool_input: BaseModel, args: dict[str, Any],
                summary: str, facts: CallFacts | None = None, verdict: HookVerdict | None = None) -> Decision:
         """The final allow/deny for one validated call: the policy (reading the call's ``facts``,
-        computed once) with the hooks' ``verdict`` (``hook_verdict``), then the approver if it asks."""
+        computed once) with the hooks' ``verdict`` (``hook_verdict``), then the approver if it asks —
+        unless the tool's own ``check`` refuses the call: a confirmation is shown only for a call that
+        can run (the refusal is the model's answer; a deny rule is still applied first, so a denied
+        file is never read for the check)."""
         try:
             decision = self.policy.check(spec, tool_input, self.ctx, facts=facts)
         except Exception as e:   # a policy bug must not run the call
@@ -58,6 +63,9 @@ class PermissionGate:
             decision = Decision("deny", f"permission check failed: {e}", "error")
         decision = combine(decision, verdict)
         final = decision
+        refused = self._refusal(spec, tool_input) if decision.behavior == "ask" else None
+        if refused is not None:
+            return Decision("deny", refused, TOOL_CHECK, decision.destructive)
         if decision.behavior == "ask":
             final = self._ask(call_id, spec, tool_input, args, decision, summary)
         elif decision.behavior == "deny":
@@ -102,6 +110,18 @@ class PermissionGate:
                 log.warning("could not remember rule: %s", e)
         return Decision("allow", "approved by the user", decided_by, decision.destructive,
                         outside_sandbox=decision.outside_sandbox, stays_sandboxed=decision.stays_sandboxed)
+
+    def _refusal(self, spec: ToolSpec[Any], tool_input: BaseModel) -> str | None:
+        """The error the handler would answer with before doing anything (``spec.check``), or None."""
+        if spec.check is None:
+            return None
+        try:
+            spec.check(tool_input, self.ctx)
+        except ToolError as e:
+            return f"Error: {e}"
+        except Exception:
+            log.debug("check failed", exc_info=True)    # the handler reports it, after the approval
+        return None
 
     def _preview(self, spec: ToolSpec[Any], tool_input: BaseModel) -> str:
         try:

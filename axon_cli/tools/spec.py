@@ -210,6 +210,8 @@ class ToolSpec(Generic[InputT]):
     facts: Callable[[InputT], CallFacts] | None = None   # all the facts at once (computed together)
     summarize: Callable[[InputT], str] | None = None   # the key argument, for one-line displays
     preview: Callable[[InputT, ToolContext], str] | None = None  # what an approval prompt shows (a diff)
+    check: Callable[[InputT, ToolContext], object] | None = None  # raises ToolError for a call the handler
+                                      # would refuse (not read, stale, no unique match): checked before asking
     max_result_chars: int = 50_000
     deferred: bool = False
     listed: bool = True               # a deferred tool named in the system prompt (False: another tool

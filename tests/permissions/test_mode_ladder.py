@@ -34,9 +34,28 @@ DESTRUCTIVE = [
     "dd if=/dev/zero of=a.txt bs=1 count=1", "tee a.txt < b.txt", "echo hi; rm a.txt", "true && rm a.txt",
     "rm a.txt || true", "mv b.txt sub/", "cp b.txt sub/x",
 ]
+# issue 34: a program's own output option, or what it does to its inputs, replaces or removes an existing path
+OWN_OUTPUT = [
+    "tar -cf a.tar b.txt", "tar cvf a.tar b.txt", "tar -czf new.tgz --remove-files b.txt", "zip -m new.zip a.txt",
+    "zip -mr new.zip sub", "mv a.txt a.txt.bak", "mv a.txt renamed.txt", "mv -n a.txt renamed.txt", "mv -t sub a.txt",
+    "gzip a.txt", "gzip -f a.txt", "bzip2 a.txt", "xz -T0 a.txt", "gunzip a.gz", "zstd --rm a.txt", "lz4 --rm a.txt",
+    "zstd -f b.txt -o a.txt", "sort -o a.txt b.txt", "sort b.txt --output=a.txt", "sort -mo a.txt b.txt",
+    "rsync -a --remove-source-files b.txt sub/", "rsync -a --delete sub/ data/", "ffmpeg -y -i in.mp4 out.mp4",
+    "ffmpeg -i in.mp4 -c:v libx264 out.mp4", "convert img.png -flip img.png", "magick img.png -resize 50% out.mp4",
+    "mogrify -path sub -format txt b.png", "split -l 1 list.txt", "split -b 1 a.txt part", "pandoc b.txt -o a.txt", "pandoc --output=a.txt b.txt",
+    "openssl enc -in b.txt -out a.txt", "install b.txt a.txt", "ln -f b.txt a.txt", "echo x | tee a.txt",
+    "gzip -c b.txt > a.txt",
+]
+OWN_OUTPUT_NEW = [   # the same programs writing a path that does not exist yet, or keeping their inputs
+    "tar -cf new.tar a.txt", "tar -czf - sub > new.tgz", "zip -r new.zip sub", "gzip -k a.txt", "gzip -c a.txt > new.gz",
+    "bzip2 -k a.txt", "xz -k a.txt", "zstd a.txt", "lz4 a.txt", "sort -o new.txt a.txt", "split -b 1 list.txt chunk",
+    "ffmpeg -i in.mp4 new.mp4", "ffmpeg -n -i in.mp4 out.mp4", "convert img.png new.png", "pandoc b.txt -o new.html",
+    "cat a.txt | gzip > new.gz",
+]
+OWN_OUTPUT_EDITS = ["zip x.zip a.txt", "tar -rf a.tar b.txt", "mogrify -flip img.png"]
 EDITS = ["sed -i s/x/y/ a.txt", "echo x >> a.txt", "tee -a a.txt < b.txt", "black a.py"]
 CREATES = ["touch new.txt", "echo x > new.txt", "mkdir -p build", "cp a.txt new.txt", "python3 script.py", "make",
-           "pytest -q", "python3 gen.py > new.txt", "mv a.txt renamed.txt"]
+           "pytest -q", "python3 gen.py > new.txt"]
 READ_ONLY_FILE = [   # ro.txt has no write bit for anyone (0444): changing it asks below yolo, sandbox or not
     "cp b.txt ro.txt", "echo x > ro.txt", "echo x >> ro.txt", "sed -i s/x/y/ ro.txt", "tee ro.txt < b.txt",
     "rm ro.txt", "mv b.txt ro.txt",
@@ -47,10 +66,15 @@ ASK_ALWAYS = [   # beyond what the sandbox confines or a snapshot undoes: asks b
     "cd sub && rm x", "kill 1", "git branch -D old", "git stash drop", "git checkout -- a.txt", "git restore a.txt",
     "awk 'BEGIN{system(\"rm a.txt\")}'", "x=rm; $x a.txt", "perl -e 'unlink \"a.txt\"'",
     "python3 -c \"import os; os.remove('a.txt')\"", "sed -n 'w a.txt' b.txt", "git -c core.fsmonitor=x status",
+    "tar -xf a.tar", "tar xkf a.tar", "unzip -o x.zip", "unzip x.zip", "patch -p1 < x.diff", "patch a.txt x.diff",
+    "7z x -y x.7z", "curl -o a.txt https://example.com", "curl -O https://example.com/a.txt",
+    "wget -O a.txt https://example.com/x", "awk -i inplace 1 a.txt",
+    "git mv a.txt c.txt", "git mv -f b.txt a.txt", "git rm a.txt",   # git writes .git: the sandbox does not let it
 ]
 ROWS: list[tuple[str, str]] = (
-    [(c, "AAAAAA") for c in READ_ONLY] + [(c, "DDQQAA") for c in DESTRUCTIVE] + [(c, "DDQAAA") for c in EDITS]
-    + [(c, "DDAAAA") for c in CREATES] + [(c, "DDQQQA") for c in ASK_ALWAYS + READ_ONLY_FILE]
+    [(c, "AAAAAA") for c in READ_ONLY] + [(c, "DDQQAA") for c in DESTRUCTIVE + OWN_OUTPUT]
+    + [(c, "DDQAAA") for c in EDITS + OWN_OUTPUT_EDITS] + [(c, "DDAAAA") for c in CREATES + OWN_OUTPUT_NEW]
+    + [(c, "DDQQQA") for c in ASK_ALWAYS + READ_ONLY_FILE]
     + [("cat .env", "QQQQQQ"), ("cat ~/.ssh/id_rsa", "QQQQQQ")]
 )
 
@@ -59,7 +83,9 @@ def make_project(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     for name, text in {"a.txt": "x\n", "b.txt": "y\n", "a.py": "x = 1\n", "sub/x": "z\n", "sub/b.txt": "old\n", "run.sh": "echo\n",
                        "data/db.sqlite": "db", "node_modules/pkg/index.js": "x\n", "script.py": "print(1)\n", "list.txt": "a.txt\n", ".env": "K=v\n",
-                       "gen.py": "print(2)\n"}.items():
+                       "gen.py": "print(2)\n", "a.tar": "tar", "x.zip": "zip", "a.gz": "gz", "in.mp4": "v",
+                       "out.mp4": "v", "img.png": "png", "b.png": "png", "sub/b.txt.bak": "", "xaa": "1",
+                       "partaa": "2", "x.diff": "", "x.7z": "7z"}.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     (root / "emptydir").mkdir(exist_ok=True)

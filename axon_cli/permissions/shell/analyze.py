@@ -54,6 +54,7 @@ class Unit:
     deletes: list[str] = field(default_factory=list)
     overwrites: list[str] = field(default_factory=list)
     edits: list[str] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)        # paths a move takes away (content kept elsewhere)
 
 
 @dataclass
@@ -206,10 +207,13 @@ def _add_argv(argv: list[str], assignments: list[str], result: CommandAnalysis, 
 def _append(result: CommandAnalysis, argv: list[str], assignments: list[str], ro: bool, r: _Redirects) -> None:
     changes = file_changes(argv) if argv else None
     opaque = opaque_reason(argv, assignments) or r.opaque or (changes.unseen if changes else None)
+    if changes is not None and (changes.deletes or changes.overwrites or changes.edits or changes.moves):
+        ro = False                     # a program's own output option or the inputs it replaces
     unit = Unit(argv, ro, destructive_reason(argv), _path_words(argv) + r.reads if argv else list(r.reads),
                 list(r.writes), opaque)
     if changes is not None:
         unit.deletes, unit.overwrites, unit.edits = changes.deletes, changes.overwrites, changes.edits
+        unit.moves = changes.moves
     unit.overwrites = unit.overwrites + r.overwrites
     unit.edits = unit.edits + r.edits
     result.units.append(unit)

@@ -6,7 +6,7 @@ Pure.
 
 from __future__ import annotations
 
-__all__ = ["git_read_only", "git_destructive", "git_opaque"]
+__all__ = ["git_read_only", "git_destructive", "git_opaque", "git_file_changes"]
 
 
 def _has_opt(args: list[str], opts: tuple[str, ...]) -> bool:
@@ -147,3 +147,22 @@ def _config_sets_program(rest: list[str]) -> bool:
     return len(words) >= 2 and not words[0].lower().startswith(_GIT_SAFE_CONFIG) and words[0] not in ("get", "list")
 
 
+
+
+def git_file_changes(args: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The paths ``git rm`` deletes from the working tree, the ones ``git mv`` moves away, and the ones
+    ``git mv -f`` replaces; ``--cached`` and ``-n`` change none."""
+    rest = _past_global_options(args)
+    sub, rest = (rest[0], rest[1:]) if rest else ("", [])
+    if sub not in ("mv", "rm") or _has_opt(rest, ("-n", "--dry-run", "--cached")):
+        return [], [], []
+    cut = rest.index("--") if "--" in rest else len(rest)
+    words = [a for a in rest[:cut] if not a.startswith("-")] + rest[cut + 1:]
+    if sub == "rm":
+        return words, [], []
+    if len(words) < 2:
+        return [], [], []
+    forced = _has_opt(rest, ("-f", "--force"))
+    dest = words[-1]
+    return [], words[:-1], ([dest] + [f"{dest.rstrip('/')}/{w.rstrip('/').rsplit('/', 1)[-1]}" for w in words[:-1]]
+                        if forced else [])

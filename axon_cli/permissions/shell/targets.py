@@ -7,6 +7,9 @@
   ``/`` is a directory whose files a recursive copy may replace: any existing thing there counts.
 - ``edits``: existing files changed in place (``sed -i``, ``perl -i``, formatters with their write
   option, ``tee -a``, ``>>``, ``dd conv=notrunc``).
+- ``moves``: paths a move takes away (``mv a b``, ``git mv a b``: ``a`` is gone, its content kept at
+  ``b``): a change to an existing path, though no content is lost. Programs' own output options and the
+  inputs they replace are in ``outputs`` and ``archives`` (``gzip f``, ``sort -o f``, ``tar -cf f``).
 - ``unseen``: a reason when the command changes files the words do not show (no operands: they come
   from stdin; ``$x``, ``$(…)``, ``{}``: filled in when it runs).
 
@@ -17,7 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from axon_cli.permissions.shell.archives import archive_changes
 from axon_cli.permissions.shell.facts import command_name
+from axon_cli.permissions.shell.git import git_file_changes
+from axon_cli.permissions.shell.outputs import program_changes
 from axon_cli.permissions.shell.readers import script_words
 from axon_cli.permissions.shell.words import dynamic
 
@@ -49,6 +55,7 @@ class FileChanges:
     deletes: list[str] = field(default_factory=list)
     overwrites: list[str] = field(default_factory=list)
     edits: list[str] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
     unseen: str | None = None
 
 
@@ -142,6 +149,7 @@ def file_changes(argv: list[str]) -> FileChanges:
         out.deletes = operands(name, args)
     elif name in _COPIES:
         out.overwrites = _copy_targets(name, args)
+        out.moves = _moved(args) if name == "mv" else []
     elif name == "tee":
         files = [a for a in operands(name, args) if a not in ("/dev/null", "/dev/stdout", "/dev/stderr")]
         if _short(args, "a", "--append"):
@@ -170,9 +178,22 @@ def file_changes(argv: list[str]) -> FileChanges:
         out.edits = _inline_operands(args)
     elif name in _FORMATTERS or name in ("ruff", "terraform"):
         out.edits = _formatter(name, args) or []
+    elif name == "git":
+        out.deletes, out.moves, out.overwrites = git_file_changes(args)
+        return _check_seen(name, out, quiet=True)
     else:
-        return out
+        found = archive_changes(name, args) or program_changes(name, args)
+        if found is None:
+            return out
+        out.deletes, out.overwrites, out.edits = found.deletes, found.overwrites, found.edits
+        return _check_seen(name, out, quiet=True)
     return _check_seen(name, out)
+
+
+def _moved(args: list[str]) -> list[str]:
+    """The sources of ``mv`` (gone from their paths once it runs)."""
+    words = operands("mv", args)
+    return words if _target_dir(args) is not None else words[:-1]
 
 
 def _inline_operands(args: list[str]) -> list[str]:
@@ -189,9 +210,11 @@ def _inline_operands(args: list[str]) -> list[str]:
     return out
 
 
-def _check_seen(name: str, out: FileChanges) -> FileChanges:
-    words = out.deletes + out.overwrites + out.edits
-    if not words and name not in ("ln", "cp", "mv", "install", "chmod", "chown", "chgrp", "rsync", "tee", "dd",
+def _check_seen(name: str, out: FileChanges, quiet: bool = False) -> FileChanges:
+    """``out`` with ``unseen`` set when the words do not show the files changed; ``quiet``: a program
+    that changes nothing when it names no file (``gzip`` on stdin, ``sort`` to stdout)."""
+    words = out.deletes + out.overwrites + out.edits + out.moves
+    if not words and not quiet and name not in ("ln", "cp", "mv", "install", "chmod", "chown", "chgrp", "rsync", "tee", "dd",
                                   *_FORMATTERS, "ruff", "terraform"):
         out.unseen = f"{name} reads the files it changes from its input"
     elif any("{}" in w for w in words):

@@ -20,7 +20,7 @@ CHANGES: list[tuple[str, bool, list[str], list[str], list[str]]] = [
     ("git clean -fd", True, [], [], []), ("git reset --hard", True, [], [], []), ("git checkout -- a.py", True, [], [], []),
     ("git checkout .", True, [], [], []), ("git checkout HEAD a.py", True, [], [], []), ("git restore a.py", True, [], [], []),
     ("git stash drop", True, [], [], []), ("git stash clear", True, [], [], []), ("git branch -D x", True, [], [], []),
-    ("git rm -f a.py", True, [], [], []), ("git switch -f main", True, [], [], []),
+    ("git rm -f a.py", True, ["a.py"], [], []), ("git switch -f main", True, [], [], []),
     ("rsync -a --delete src/ dst", True, ["dst"], ["dst/"], []),
     # not destructive unless the target exists: the targets
     ("cp a b", False, [], ["b", "b/a"], []), ("cp -r src dst", False, [], ["dst", "dst/src/"], []),

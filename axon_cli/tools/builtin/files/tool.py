@@ -170,7 +170,7 @@ def build_tools(status: SandboxStatus | None) -> list[ToolSpec[Any]]:
             short_description="Create or overwrite a file",
             input_model=WriteFileInput, handler=_write_file(status), category="edit",
             is_read_only=lambda _i: False,
-            paths=lambda i: [i.path], summarize=lambda i: i.path, preview=_preview(plan_write)),
+            paths=lambda i: [i.path], summarize=lambda i: i.path, preview=_preview(plan_write), check=plan_write),
         ToolSpec(
             name="edit_file",
             description=("Replace old_string with new_string in a file read earlier with read_file. "
@@ -180,7 +180,7 @@ def build_tools(status: SandboxStatus | None) -> list[ToolSpec[Any]]:
             short_description="Replace a unique string in a file",
             input_model=EditFileInput, handler=_edit_file(status), category="edit",
             is_read_only=lambda _i: False,
-            paths=lambda i: [i.path], summarize=lambda i: i.path, preview=_preview(plan_edit)),
+            paths=lambda i: [i.path], summarize=lambda i: i.path, preview=_preview(plan_edit), check=plan_edit),
     ]
 
 

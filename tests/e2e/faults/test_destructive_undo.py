@@ -1,0 +1,107 @@
+"""Issue 34, item 5, end to end: each "program's own output option or move" form is undone by ``axon
+undo`` after it ran in ``--mode auto``, and in ``default`` it asks (without ``--yes``: denied, the
+files untouched).
+
+The real ``axon run`` against the scripted server makes one bash call with the form; the project
+holds real files (an existing archive, a file a compressor replaces, a move's source …). The check is
+the disk: every file of the working tree (``.git`` and axon's ``.axon`` aside), byte for byte, before and after. A form
+whose program is not installed here is skipped with its name.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.fakeserver import text_reply, tool_reply
+from tests.sandbox.test_sandbox import needs_namespaces
+
+# the form, and the programs it needs
+FORMS: list[tuple[str, tuple[str, ...]]] = [
+    ("tar -cf arch.tar b.txt", ("tar",)), ("tar -czf new.tgz --remove-files b.txt", ("tar", "gzip")),
+    ("tar -xf arch.tar", ("tar",)), ("zip -qm new.zip a.txt", ("zip",)), ("zip -q old.zip b.txt", ("zip",)),
+    ("unzip -oq old.zip", ("unzip",)), ("mv a.txt a.txt.bak", ()), ("mv -n a.txt renamed.txt", ()),
+    ("gzip a.txt", ("gzip",)), ("gunzip c.txt.gz", ("gzip",)), ("bzip2 a.txt", ("bzip2",)), ("xz a.txt", ("xz",)),
+    ("zstd -q --rm a.txt", ("zstd",)), ("lz4 -q --rm a.txt", ("lz4",)), ("sort -o a.txt b.txt", ("sort",)),
+    ("split -l 1 lines.txt", ("split",)), ("patch -s -p0 < fix.diff", ("patch",)), ("patch -s a.txt fix.diff", ("patch",)),
+    ("rsync -a --remove-source-files b.txt sub/", ("rsync",)), ("git mv -f b.txt a.txt", ("git",)),
+    ("git rm -q b.txt", ("git",)), ("cp b.txt a.txt", ()), ("ln -f b.txt a.txt", ()), ("tee a.txt < b.txt", ()),
+    ("dd if=b.txt of=a.txt status=none", ("dd",)), ("truncate -s 0 a.txt", ("truncate",)),
+]
+IDS = [c for c, _ in FORMS]
+
+
+def _fill(root: Path) -> None:
+    """A git repository with the files every form needs, committed."""
+    shutil.rmtree(root / ".git")
+    files = {"a.txt": "precious a\n", "b.txt": "b's own bytes\n", "lines.txt": "1\n2\n3\n", "xaa": "old chunk\n",
+             "sub/keep.txt": "k\n", "a.txt.gz": "", "a.txt.bz2": "", "a.txt.xz": ""}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    for name in ("a.txt.gz", "a.txt.bz2", "a.txt.xz"):   # a compressor's output is new: only its input is at stake
+        (root / name).unlink()
+    (root / "fix.diff").write_text("--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-precious a\n+patched\n")
+    subprocess.run(["tar", "-cf", "arch.tar", "a.txt"], cwd=root, check=True)        # its member: a.txt
+    (root / "a.txt").write_text("precious a\n")
+    if shutil.which("zip"):
+        subprocess.run(["zip", "-q", "old.zip", "a.txt"], cwd=root, check=True)
+    if shutil.which("gzip"):
+        (root / "c.txt").write_text("c\n")
+        subprocess.run(["gzip", "c.txt"], cwd=root, check=True)
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "-c", "user.name=t", "-c", "user.email=t@t",
+                                                             "commit", "-qm", "base"]):
+        subprocess.run(cmd, cwd=root, check=True)
+    (root / "a.txt").write_text("precious a, changed since the commit\n")   # unique bytes: git holds no copy
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not {".git", ".axon"} & set(p.relative_to(root).parts)}
+
+
+def _needs(programs: tuple[str, ...]) -> None:
+    missing = [p for p in programs if shutil.which(p) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} is not installed on this machine")
+
+
+def _decisions(stdout: str) -> list[str]:
+    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    return [e["decision"] for e in events if e["type"] == "permission_decision"]
+
+
+@needs_namespaces
+@pytest.mark.parametrize("command,programs", FORMS, ids=IDS)
+def test_undo_restores_each_form_run_in_auto(command: str, programs: tuple[str, ...], server, run_axon,
+                                             project: Path) -> None:
+    _needs(programs)
+    _fill(project)
+    before = _tree(project)
+    server.add(tool_reply(("bash", {"command": command})), text_reply("done"))
+    # --yes: the forms auto still asks about (an archive's members, git writing .git) run as well
+    r = run_axon("run", "do it", "--mode", "auto", "--yes", "--output-format", "stream-json")
+    assert r.code == 0, r.stderr
+    assert _tree(project) != before, f"{command} changed nothing: {r.stdout[-2000:]}"
+    undo = run_axon("undo")
+    assert undo.code == 0, undo.stderr
+    after = _tree(project)
+    assert after == before, (command, undo.stdout, sorted(set(after.items()) ^ set(before.items())))
+
+
+@needs_namespaces
+@pytest.mark.parametrize("command,programs", FORMS, ids=IDS)
+def test_each_form_asks_in_default_and_without_yes_the_files_stay(command: str, programs: tuple[str, ...],
+                                                                  server, run_axon, project: Path) -> None:
+    _needs(programs)
+    _fill(project)
+    before = _tree(project)
+    server.add(tool_reply(("bash", {"command": command})), text_reply("done"))
+    r = run_axon("run", "do it", "--output-format", "stream-json")            # default mode, no --yes
+    assert r.code == 0, r.stderr
+    assert _decisions(r.stdout)[:1] in (["deny"], ["ask"]), r.stdout[-2000:]
+    assert _tree(project) == before, command
