@@ -121,6 +121,7 @@ def _add_usage(parts: SessionParts, llm: LLMClient) -> None:
     with parts.usage_lock:
         parts.llm.usage.prompt_tokens += llm.usage.prompt_tokens
         parts.llm.usage.completion_tokens += llm.usage.completion_tokens
+        parts.llm.usage.unreported += llm.usage.unreported
 
 
 def _output(result: RunResult, definition: AgentDefinition, sink: ProgressSink, llm: LLMClient) -> ToolOutput:

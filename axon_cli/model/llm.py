@@ -112,6 +112,7 @@ class LLMClient:
                  on_reasoning: Callable[[str], None] | None = None) -> AssistantTurn:
         attempts = self.settings.max_attempts
         attempt = 0
+        self._get_client()     # the SDK's import (a thread at start-up) is not the endpoint's time
         self.clock.begin(self.settings.request_timeout, attempts)
         while True:
             attempt += 1

@@ -47,9 +47,7 @@ def assemble(client: ReplyReader, stream: Any, on_text: Callable[[str], None] | 
     for chunk in stream:
         usage = getattr(chunk, "usage", None)
         if usage is not None:
-            turn.prompt_tokens = _count(getattr(usage, "prompt_tokens", 0))
-            turn.completion_tokens = _count(getattr(usage, "completion_tokens", 0))
-            turn.cached_tokens = cached_tokens(usage)
+            _read_usage(turn, usage)
         for choice in _listed(getattr(chunk, "choices", None)):
             delta = getattr(choice, "delta", None)
             if delta is not None:
@@ -112,10 +110,15 @@ def plain_turn(client: ReplyReader, response: Any) -> AssistantTurn:
                                         arguments=_arguments(getattr(function, "arguments", None))))
     usage = getattr(response, "usage", None)
     if usage is not None:
-        turn.prompt_tokens = _count(getattr(usage, "prompt_tokens", 0))
-        turn.completion_tokens = _count(getattr(usage, "completion_tokens", 0))
-        turn.cached_tokens = cached_tokens(usage)
+        _read_usage(turn, usage)
     return turn
+
+
+def _read_usage(turn: AssistantTurn, usage: Any) -> None:
+    turn.prompt_tokens = _count(getattr(usage, "prompt_tokens", 0))
+    turn.completion_tokens = _count(getattr(usage, "completion_tokens", 0))
+    turn.cached_tokens = cached_tokens(usage)
+    turn.usage_reported = True
 
 
 def _progress(client: ReplyReader) -> None:

@@ -119,8 +119,9 @@ class SpanRecorder:
         request = self._request
         if request is not None:
             request.set_attribute("gen_ai.request.model", model)
-            request.set_attribute("gen_ai.usage.input_tokens", event.prompt_tokens)
-            request.set_attribute("gen_ai.usage.output_tokens", event.completion_tokens)
+            if event.prompt_tokens is not None and event.completion_tokens is not None:   # reported
+                request.set_attribute("gen_ai.usage.input_tokens", event.prompt_tokens)
+                request.set_attribute("gen_ai.usage.output_tokens", event.completion_tokens)
             request.set_attribute("axon.latency_ms", event.latency_ms)
             if event.cached_tokens is not None:
                 request.set_attribute("axon.usage.cached_tokens", event.cached_tokens)
@@ -137,7 +138,7 @@ class SpanRecorder:
         """Input and output tokens since the last usage: the session's totals moved on by this request
         and by any request without its own event (compacting the history), else this request's."""
         if not (event.session_prompt_tokens or event.session_completion_tokens):
-            return ("input", event.prompt_tokens), ("output", event.completion_tokens)
+            return ("input", event.prompt_tokens or 0), ("output", event.completion_tokens or 0)
         seen, self._seen = self._seen, (event.session_prompt_tokens, event.session_completion_tokens)
         return ("input", max(0, self._seen[0] - seen[0])), ("output", max(0, self._seen[1] - seen[1]))
 

@@ -174,6 +174,13 @@ SCENARIOS: dict[str, Callable[[Wire], None]] = {
     "never_answers": _never_answers,
     "closes_at_once": _closes_at_once,
     "garbage_status_line": lambda w: w.send(b"HTTX/9 abc\r\n\r\n"),
+    "json_array_200": lambda w: w.response("200 OK", b"[1, 2, 3]"),
+    "sse_data_array": _stream(chunk_event(b"[1, 2]"), chunk_event(b'"a string"'), b"data: [DONE]\n\n"),
+    "sse_wrong_shapes": _stream(chunk_event(b'{"choices": "abc", "usage": "lots"}'),
+                                chunk_event(b'{"choices": [{"delta": "text", "finish_reason": 7}]}'),
+                                chunk_event(b'{"choices": [{"delta": {"content": 5, "tool_calls": {"a": 1}}}]}'),
+                                b"data: [DONE]\n\n"),
+    "error_event_in_stream": _stream(chunk_event(b'{"error": {"message": "overloaded, try later"}}')),
 }
 
 

@@ -20,7 +20,8 @@ FAILING = ["retry_after_garbage", "retry_after_huge", "not_json_200", "malformed
            "proxy_502_html", "html_401", "html_403_untitled", "truncated_chunked", "reset_mid_stream",
            "no_done_no_finish", "done_before_choice", "empty_choices_forever", "null_choices", "gzip_garbage",
            "gzip_of_html", "huge_headers", "hundred_mb_body", "invalid_utf8", "redirect_to_nowhere",
-           "never_answers", "closes_at_once", "garbage_status_line"]
+           "never_answers", "closes_at_once", "garbage_status_line", "json_array_200", "sse_data_array",
+           "sse_wrong_shapes", "error_event_in_stream"]
 ANSWERING = {"content_type_lies": "hi", "tool_args_not_string": "done"}
 # what a reader of the error line must see instead of the markup: the page's title or first words
 PAGES = {"proxy_502_html": ("502", "Bad Gateway"), "html_401": ("401", "Sign in - Corp SSO"),
