@@ -105,6 +105,26 @@ def acp(debug: bool = DEBUG, trust: bool = TRUST) -> None:
     raise typer.Exit(_guard(lambda: serve(trust_run=trust)) or 0)
 
 
+@app.command("mcp-server")
+def mcp_server(model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL,
+               mode: Optional[str] = typer.Option(None, "--mode", help="The widest mode a client may ask for "
+                                                  "(default: default)."),
+               sandbox: Optional[str] = SANDBOX, debug: bool = DEBUG, trust: bool = TRUST) -> None:
+    """Serve axon as an MCP server on stdin/stdout (tools `axon` and `axon-reply`)."""
+    root = _project_root()
+    _setup_logging(root, debug)
+
+    def body() -> None:
+        from axon_cli.errors import UsageError
+        from axon_cli.mcp_server.server import ServerOptions, serve
+        from axon_cli.permissions.modes import MODES
+
+        if mode is not None and mode not in MODES:
+            raise UsageError(f"--mode must be one of {', '.join(MODES)} (got {mode!r})")
+        serve(ServerOptions(mode=mode or "default", model=model, base_url=base_url, sandbox=sandbox, trust=trust))
+    _guard(body)
+
+
 @app.command()
 def tools(model: Optional[str] = MODEL) -> None:
     """List the tools: active ones first, then deferred ones (activated by tool_search); Python tools

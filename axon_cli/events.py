@@ -38,6 +38,7 @@ class SessionStarted(Event):
     cwd: str
     mode: str
     tools: list[str] = Field(default_factory=list)
+    endpoint: str = ""                # the model endpoint's host:port (never a path or credentials)
 
 
 class TurnStarted(Event):
@@ -119,6 +120,8 @@ class Usage(Event):
     session_prompt_tokens: int = 0
     session_completion_tokens: int = 0
     cost_usd: float | None = None
+    response_id: str = ""             # the completion's id and the model that answered, as the server
+    response_model: str = ""          # named them ("" when it did not)
 
 
 class Compacted(Event):

@@ -31,7 +31,9 @@ from axon_cli.session.cost import CostMeter
 from axon_cli.session.instructions import NESTED_INSTRUCTIONS
 from axon_cli.session.transcript import (
     LoadedTranscript,
+    SessionInUse,
     Transcript,
+    fork_session,
     latest_session_id,
     load_transcript,
     new_session_id,
@@ -65,6 +67,9 @@ def current_mode(policy: PermissionPolicy, settings: Settings) -> str:
 def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver,
                   session_id: str | None = None, messages: list[dict[str, Any]] | None = None,
                   resumed: LoadedTranscript | None = None) -> Runtime:
+    from axon_cli.tempfiles import sweep
+
+    sweep()                                       # temp files of writes a killed axon left behind
     choose_served_model(loaded)                   # no model set: the endpoint's only one, if it lists one
     server_asked = start_local_defaults(loaded)   # a loopback/private endpoint: local defaults for what is unset
     settings = loaded.settings
@@ -170,6 +175,7 @@ def session_callbacks(loaded: LoadedSettings, state_dir: Path, session_id: str, 
         callbacks.meta("session", id=session_id, started=time.strftime("%Y-%m-%dT%H:%M:%S"),
                    cwd=str(Path.cwd()), model=settings.model)
         return callbacks
+    transcript.claim()            # the runtime's own hold on the session, let go when it closes
     transcript.message_count = resumed.message_count
     callbacks.turns = resumed.turns
     meter.base_prompt, meter.base_completion = resumed.prompt_tokens, resumed.completion_tokens
@@ -177,10 +183,11 @@ def session_callbacks(loaded: LoadedSettings, state_dir: Path, session_id: str, 
 
 
 def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver, *, cont: bool = False,
-                 resume: str | None = None) -> Runtime:
+                 resume: str | None = None, fork_busy: bool = False) -> Runtime:
     """A new session, this project's latest one (``cont``), or session ``resume`` (an id or a unique
     prefix). Resuming restores the messages (as compacted), the permission mode (unless --mode was
-    given), activated deferred tools and the todo list."""
+    given), activated deferred tools and the todo list. A session another live process holds is a
+    ``SessionInUse`` error, or (``fork_busy``: the REPL) resumed as a copy under a new id."""
     state_dir = project_root / ".axon"
     if cont and resume is not None:
         raise UsageError("give either --continue or --resume, not both")
@@ -197,12 +204,33 @@ def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver,
         session_id = resolve_session_id(state_dir, resume)
     if session_id is None:
         return build_runtime(loaded, project_root, approver)
+    notices: list[str] = []
+    claimed = Transcript(state_dir, session_id, exists=True)    # held until the runtime's own transcript is
     try:
-        resumed = load_transcript(sessions_dir(state_dir) / f"{session_id}.jsonl")
-    except OSError as e:
-        raise UsageError(f"cannot read session {session_id}: {e.strerror or e}") from None
-    rt = build_runtime(loaded, project_root, approver, session_id=session_id, messages=resumed.messages,
-                       resumed=resumed)
+        try:
+            try:
+                claimed.claim()
+            except SessionInUse as busy:
+                if not fork_busy:
+                    raise
+                forked = fork_session(state_dir, session_id)
+                notices.append(f"session {session_id} is in use by another axon"
+                               f"{f' (pid {busy.pid})' if busy.pid else ''}: continuing in a copy of it, session {forked}")
+                session_id = forked
+                claimed = Transcript(state_dir, session_id, exists=True)
+                claimed.claim()
+            resumed = load_transcript(sessions_dir(state_dir) / f"{session_id}.jsonl")
+        except OSError as e:
+            raise UsageError(f"cannot read session {session_id}: {e.strerror or e}") from None
+        if resumed.torn_tail:
+            notices.append(f"session {session_id}: its last line was cut off mid-write (a crash); that line "
+                           "was dropped")
+        rt = build_runtime(loaded, project_root, approver, session_id=session_id, messages=resumed.messages,
+                           resumed=resumed)
+    finally:
+        claimed.release()
+    for line in notices:
+        rt.bus(Notice(message=line))
     if resumed.mode and not loaded.source("mode").startswith("flag"):
         _restore_mode(rt, resumed.mode)
     if resumed.activated:

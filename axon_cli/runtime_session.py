@@ -88,9 +88,18 @@ class Runtime:
         callbacks = self._callbacks()
         if self.snapshots is None or (why := self.snapshots.unavailable()) is not None:
             return [f"nothing to undo: {why if self.snapshots else 'no snapshots in this session'}"]
+        from axon_cli.session.session_lock import in_use_elsewhere
+        from axon_cli.session.transcript import sessions_dir
+        from axon_cli.snapshots import SnapshotError
         from axon_cli.snapshots.undo import undo_turns
 
-        reports = undo_turns(self.snapshots, count)
+        others = [s for s in self.snapshots.sessions_of_last(count) if s != self.session_id]
+        if (busy := in_use_elsewhere(sessions_dir(self.ctx.state_dir), others, "undone")) is not None:
+            return [busy]
+        try:
+            reports = undo_turns(self.snapshots, count)
+        except (SnapshotError, OSError) as e:
+            return [f"undo failed: {self.snapshots.trouble(e)}"]
         if not reports:
             return [NOTHING_TO_UNDO]
         lines = [line for r in reports for line in r.lines(self.session_id)]
@@ -134,3 +143,5 @@ class Runtime:
         mcp = self.extras.pop("mcp", None)
         if mcp is not None:
             mcp.close()
+        if self.session is not None:
+            self.session.transcript.release()     # another process may resume it now

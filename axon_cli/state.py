@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from axon_cli.tempfiles import make_temp
 
 __all__ = ["ensure_state_dir", "atomic_write", "find_project_root", "read_toml", "user_state_dir", "GITIGNORE"]
 
@@ -27,9 +28,10 @@ def ensure_state_dir(state_dir: Path) -> Path:
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same directory, fsync, rename."""
+    """Write ``data`` to ``path`` via a temp file in the same directory (``.NAME.axon-tmp-PID-XXXXXXXX``,
+    swept by the next axon if this process is killed midway: ``tempfiles``), fsync, rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = make_temp(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -3,7 +3,7 @@ functions and ``TYPE_CHECKING`` imports included), and no circle among module-le
 
 Layers, low to high: everything not named below (config, events, tools, permissions, sandbox, …) <
 model (the model client) < protocols (tool-call protocols) < guidance (answer guidance for small
-models) < loop (the agent loop) < session, extend, runtime < ui, acp, cli, startup (the frontends).
+models) < loop (the agent loop) < session, extend, runtime < ui, acp, mcp_server, sdk, cli, startup (the frontends).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "axon_cli"
 LAYERS: dict[str, int] = {"model": 1, "protocols": 2, "guidance": 3, "loop": 4, "session": 5, "extend": 5,
                           "runtime": 5, "runtime_session": 5, "assembly": 5, "ui": 6, "acp": 6, "reports": 6,
-                          "cli": 6, "startup": 6, "__main__": 6}
+                          "cli": 6, "startup": 6, "__main__": 6, "mcp_server": 6, "sdk": 6}
 FACADE = 6          # ``axon_cli`` itself: the public ``from axon_cli import tool``, imported on first use
 # upward imports known and left for a later step; the list must stay true (it can only shrink)
 KNOWN_UPWARD = {

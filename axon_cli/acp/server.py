@@ -21,6 +21,7 @@ from axon_cli.acp.runner import MainRunner
 from axon_cli.acp.session import AcpSession, open_acp_session
 from axon_cli.errors import AxonError
 from axon_cli.events import SessionStarted
+from axon_cli.model.endpoints import endpoint_address
 
 if TYPE_CHECKING:
     from axon_cli.telemetry import EventRecorder, TelemetrySink
@@ -129,7 +130,8 @@ class AxonAgent:
         rt = session.rt
         recorder = self.telemetry.session_sink("axon.session")
         recorder(SessionStarted(session_id=rt.session_id, model=rt.llm.settings.model, cwd=str(session.cwd),
-                                mode=rt.policy.mode, tools=[s.name for s in rt.registry.active()]))
+                                mode=rt.policy.mode, tools=[s.name for s in rt.registry.active()],
+                                endpoint=endpoint_address(rt.llm.settings.base_url)))
         rt.bus.subscribe(recorder)
         self._recorders.append(recorder)
         return session

@@ -30,6 +30,7 @@ from typing import Any
 
 from axon_cli.config import HookConfig
 from axon_cli.extend.claude_vocab import names_of, permission_mode
+from axon_cli.extend.hook_callables import CallableHook, run_callable
 from axon_cli.extend.hook_guard import OUTSIDE, HookGuard, Placement, hook_label
 from axon_cli.extend.hook_reply import HookReply, HookResult, read_reply
 from axon_cli.masking import mask
@@ -101,6 +102,10 @@ class HookRunner:
 
     def _run_one(self, event: str, hook: HookConfig, data: bytes, call_id: str | None) -> HookReply:
         started = time.monotonic()
+        if isinstance(hook, CallableHook):          # the embedding program's own code: in-process
+            reply = run_callable(event, hook, data)
+            reply.duration_ms = int((time.monotonic() - started) * 1000)
+            return reply
         where = self.guard.placement(event, hook, call_id) if self.guard is not None else OUTSIDE
         reply = _skipped(event, hook, where.skipped) if where.skipped else self._spawn(event, hook, data, where)
         reply.duration_ms = int((time.monotonic() - started) * 1000)

@@ -232,5 +232,6 @@ class Agent(ToolCalls):
                         total_tokens=turn.prompt_tokens + turn.completion_tokens if said else None,
                         cached_tokens=turn.cached_tokens, model=self.llm.settings.model, latency_ms=latency_ms,
                         session_prompt_tokens=u.prompt_tokens, session_completion_tokens=u.completion_tokens,
-                        cost_usd=self.callbacks.cost(self)))
+                        cost_usd=self.callbacks.cost(self), response_id=turn.response_id,
+                        response_model=turn.response_model))
         return turn

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 if TYPE_CHECKING:
     from axon_cli.config import Settings
 
-__all__ = ["is_local_endpoint", "is_small_model", "guidance_on", "SMALL_MAX_BILLIONS", "SMALL_FAMILIES"]
+__all__ = ["endpoint_address", "is_local_endpoint", "is_small_model", "guidance_on", "SMALL_MAX_BILLIONS", "SMALL_FAMILIES"]
 
 _PRIVATE = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
 SMALL_MAX_BILLIONS = 14.0
@@ -34,6 +34,17 @@ def is_local_endpoint(base_url: str | None) -> bool:
     except ValueError:
         return False
     return ip.is_loopback or (ip.version == 4 and any(ip in net for net in _PRIVATE))
+
+
+def endpoint_address(base_url: str | None) -> str:
+    """``host:port`` of the endpoint (the SDK's default when unset): no scheme, path or credentials."""
+    parsed = urlparse(base_url or "https://api.openai.com/v1")
+    host = parsed.hostname or ""
+    try:
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    except ValueError:
+        port = 443 if parsed.scheme == "https" else 80
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def is_small_model(model: str) -> bool:

@@ -45,6 +45,7 @@ def assemble(client: ReplyReader, stream: Any, on_text: Callable[[str], None] | 
     parts: list[str] = []
     calls: dict[int, dict[str, Any]] = {}
     for chunk in stream:
+        _identity(turn, chunk)
         usage = getattr(chunk, "usage", None)
         if usage is not None:
             _read_usage(turn, usage)
@@ -99,6 +100,7 @@ def plain_turn(client: ReplyReader, response: Any) -> AssistantTurn:
     if message is None:
         raise _Retryable("the non-streaming response's choice has no message")
     turn = AssistantTurn(finish_reason=finish if finish and isinstance(finish, str) else "stop")
+    _identity(turn, response)
     turn.content = _text(getattr(message, "content", None))
     reasoning = extra_field(message, "reasoning_content") or extra_field(message, "reasoning")
     turn.reasoning = reasoning if isinstance(reasoning, str) else ""
@@ -149,6 +151,14 @@ def _arguments(value: Any) -> str:
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _identity(turn: AssistantTurn, part: Any) -> None:
+    """The completion's id and the answering model, from the first chunk (or response) that names them."""
+    if not turn.response_id and isinstance(getattr(part, "id", None), str):
+        turn.response_id = part.id[:200]
+    if not turn.response_model and isinstance(getattr(part, "model", None), str):
+        turn.response_model = part.model[:200]
 
 
 def _replay(turn: AssistantTurn, on_text: Callable[[str], None] | None,

@@ -21,6 +21,8 @@ class AssistantTurn:
     cached_tokens: int | None = None    # of the prompt, when the server reports them
     usage_reported: bool = False        # the server sent usage (a stream may not: then the counts are 0)
     call_errors: list[str] = field(default_factory=list)   # text calls that could not be used
+    response_id: str = ""               # the completion's id, as the server named it
+    response_model: str = ""            # the model that answered, as the server named it
 
     def message(self) -> dict[str, Any]:
         """The assistant message as it goes back into the conversation."""
@@ -62,8 +64,10 @@ class SessionUsage:
 
     def as_dict(self) -> dict[str, int] | None:
         """The totals, or None when a request's usage was not reported (a sum would understate it)."""
-        if self.unreported:
-            return None
+        return None if self.unreported else self.counted()
+
+    def counted(self) -> dict[str, int]:
+        """The sums of the tokens the server reported (a lower bound when ``unreported``)."""
         return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "total_tokens": self.total_tokens}
 

@@ -3,7 +3,8 @@
 Precedence: deny rule > ask rule > allow rule > mode. On top of that, two safety floors:
 ``read-only`` and ``plan`` deny every call that is not read-only (rules cannot widen them), and a
 sensitive path is never allowed by a mode alone (only by an allow rule that itself names a
-sensitive path). Paths outside the project ask (``yolo`` excepted). No I/O happens here: paths
+sensitive path). Paths outside the project ask (``yolo`` excepted), and so does changing a file the
+user made read-only (no write bit for anyone), in every mode but ``yolo``. No I/O happens here: paths
 are resolved by the ``resolve`` callable passed in (default: lexical only).
 """
 
@@ -76,6 +77,10 @@ def _decide_files(tool: str, write: bool, raw_paths: list[str], destructive: boo
     outside = [f.abs for facts in per_path for f in facts if f.rel is None]
     if outside and ctx.mode != "yolo":
         return Decision("ask", f"outside the project ({outside[0]})", ctx.mode_by(), destructive, suggested)
+    protected = [p for p in raw_paths if write and ctx.write_protected(p)]
+    if protected and ctx.mode != "yolo":
+        return Decision("ask", f"{protected[0]} is read-only (no write permission): asked in every mode but yolo",
+                        ctx.mode_by(), destructive, suggested)
     if not write or ctx.mode in ("accept-edits", "auto", "yolo"):
         return Decision("allow", "read-only" if not write else "edit inside the project", ctx.mode_by(),
                         destructive)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,16 +16,32 @@ __all__ = ["DecisionContext", "Which", "Containment", "FileProbe", "DISK"]
 Which = Callable[[str], "str | None"]
 
 
+def _no_write_bit(path: str) -> bool:
+    """A regular file with no write bit for anyone (``chmod a-w``, 0444): the user marked it not to
+    be changed. Decided by the mode bits, not ``os.access`` (root may write it anyway)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(st.st_mode) and not st.st_mode & 0o222
+
+
+def _never(_path: str) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class FileProbe:
     """Whether an absolute path names something (``exists``) and whether it is a directory: a
-    target that exists makes ``> f`` or ``cp a f`` destructive; one that does not, a new file."""
+    target that exists makes ``> f`` or ``cp a f`` destructive; one that does not, a new file.
+    ``write_protected``: a file the user made read-only, which asks before it is changed."""
 
     exists: Callable[[str], bool]
     is_dir: Callable[[str], bool]
+    write_protected: Callable[[str], bool] = _never
 
 
-DISK = FileProbe(os.path.lexists, os.path.isdir)
+DISK = FileProbe(os.path.lexists, os.path.isdir, _no_write_bit)
 
 
 @dataclass(frozen=True)
@@ -71,6 +88,11 @@ class DecisionContext:
     def is_dir(self, word: str) -> bool:
         probe = self.probe
         return probe is not None and any(probe.is_dir(f.abs) for f in self.facts(word))
+
+    def write_protected(self, word: str) -> bool:
+        """Whether a path (a file tool's, a command's word) names a file the user made read-only."""
+        probe = self.probe
+        return probe is not None and any(probe.write_protected(f.abs) for f in self.facts(word))
 
     def inside(self, path: str) -> bool:
         return any(path == r or path.startswith(r.rstrip("/") + "/") for r in self.roots)

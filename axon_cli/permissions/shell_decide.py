@@ -169,7 +169,8 @@ def _allow_or_ask(a: CommandAnalysis, facts: _Facts, ctx: DecisionContext, tool:
         return Decision("allow", "yolo", "mode yolo", destructive)
     if outside:
         return Decision("ask", f"outside the project ({outside[0]})", f"mode {ctx.mode}", destructive, suggested)
-    return _by_mode(a, pending, ctx, destructive, suggested)
+    return _unless_write_protected(_by_mode(a, pending, ctx, destructive, suggested), pending, ctx,
+                                  suggested)
 
 
 def _by_mode(a: CommandAnalysis, pending: list[Unit], ctx: DecisionContext, destructive: bool,
@@ -200,6 +201,19 @@ def _by_mode(a: CommandAnalysis, pending: list[Unit], ctx: DecisionContext, dest
     if mode in ("accept-edits", "auto") and _edits_only(pending, ctx):
         return Decision("allow", "edits files inside the project", by, destructive)
     return Decision("ask", why + blocker, by, destructive, suggested)
+
+
+def _unless_write_protected(d: Decision, pending: list[Unit], ctx: DecisionContext,
+                            suggested: str | None) -> Decision:
+    """The mode's allow becomes an ask when these commands delete, overwrite or edit a file the user
+    made read-only (below ``yolo``, even where the sandbox and a snapshot would contain it)."""
+    if d.behavior != "allow":
+        return d
+    found = next((w for u in pending for w in (*u.deletes, *u.overwrites, *u.edits) if ctx.write_protected(w)), None)
+    if found is None:
+        return d
+    return Decision("ask", f"changes {found}, a read-only file (no write permission)", f"mode {ctx.mode}",
+                    d.destructive, suggested)
 
 
 def _edits_only(pending: list[Unit], ctx: DecisionContext) -> bool:

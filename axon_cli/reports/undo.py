@@ -13,8 +13,9 @@ from pathlib import Path
 
 from axon_cli.config import LoadedSettings
 from axon_cli.errors import AxonError
-from axon_cli.session.transcript import Transcript, sessions_dir
-from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, UndoReport, undo_turns
+from axon_cli.session.session_lock import in_use_elsewhere
+from axon_cli.session.transcript import SessionInUse, Transcript, sessions_dir
+from axon_cli.snapshots import NOTHING_TO_UNDO, ProjectSnapshots, SnapshotError, UndoReport, undo_turns
 from axon_cli.snapshots.modes import shown
 
 __all__ = ["undo_command", "list_lines"]
@@ -28,7 +29,12 @@ def undo_command(loaded: LoadedSettings, root: Path, count: int, list_only: bool
         raise AxonError(f"undo is not available: {why}")
     if list_only:
         return list_lines(store)
-    reports = undo_turns(store, count)
+    if (busy := in_use_elsewhere(sessions_dir(root / ".axon"), store.sessions_of_last(count), "undone")) is not None:
+        raise AxonError(busy)
+    try:
+        reports = undo_turns(store, count)
+    except (SnapshotError, OSError) as e:
+        raise AxonError(f"undo failed: {store.trouble(e)}") from None
     if not reports:
         return list_lines(store)[:1]
     for report in reports:
@@ -44,8 +50,10 @@ def _tell_the_session(root: Path, report: UndoReport) -> None:
         return
     note = {"role": "user", "content": "[axon: the user undid your changes of the last turn: "
             + "; ".join(changed) + ". Read files again before editing them.]"}
-    with contextlib.suppress(OSError):
-        Transcript(state_dir, session, exists=True).append(note)
+    writer = Transcript(state_dir, session, exists=True)
+    with contextlib.suppress(OSError, SessionInUse):     # taken by an axon that started meanwhile: not told
+        writer.append(note)
+    writer.release()
 
 
 def list_lines(store: ProjectSnapshots) -> list[str]:

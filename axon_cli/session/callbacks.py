@@ -16,7 +16,7 @@ from axon_cli.loop.callbacks import AgentCallbacks, Loop
 from axon_cli.loop.results import RunResult
 from axon_cli.session.compaction import CompactionResult, Compactor
 from axon_cli.session.cost import CostMeter
-from axon_cli.session.transcript import Transcript
+from axon_cli.session.transcript import SessionInUse, Transcript
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import Checkpointer, ToolContext
 from axon_cli.turn import UserTurn
@@ -53,7 +53,7 @@ class SessionCallbacks(AgentCallbacks):
             return None
         try:
             return fn()
-        except OSError as e:
+        except (OSError, SessionInUse) as e:
             self._broken = True
             self.emit(Notice(message=f"cannot write the session transcript ({e}); this session "
                                      "will not be resumable"))

@@ -11,7 +11,10 @@ Line format (one JSON object a line, masked):
   objects are new messages such as elision notes and summaries).
 
 Every line is written whole with one ``write`` call, so a SIGKILL loses at most the line in flight;
-a partial or corrupt line is skipped on load. The transcript keeps the full history; compaction only
+a partial or corrupt line is skipped on load (a torn last line is counted in ``torn_tail``), and the
+next append starts on a new line. One process writes a session at a time: it holds the session's
+lock (``session_lock``) from its first write, and a write while another process holds it is a
+``SessionInUse`` error. The transcript keeps the full history; compaction only
 changes the *view* that resuming restores.
 """
 
@@ -25,8 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from axon_cli.errors import ConfigError, UsageError
+from axon_cli.errors import AxonError, ConfigError, UsageError
 from axon_cli.masking import mask
+from axon_cli.session.session_lock import hold, release
 from axon_cli.session.transcript_lines import int_or_zero, line_object, valid_message
 from axon_cli.state import ensure_state_dir
 
@@ -34,12 +38,23 @@ __all__ = [
     "Transcript", "LoadedTranscript", "SessionInfo", "new_session_id", "load_transcript",
     "list_sessions", "latest_session_id", "resolve_session_id", "repair_tool_pairs",
     "mask_value", "sessions_dir", "INTERRUPTED_RESULT", "valid_message", "MAX_TRANSCRIPT_BYTES",
+    "SessionInUse", "fork_session",
 ]
 
 META_PREFIX = '{"type": "meta"'
 MAX_SCAN_LINE = 1 << 20
 MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024   # a larger session file is not resumed (one line says so)
 INTERRUPTED_RESULT = "Error: interrupted (the session ended before this call finished)"
+
+
+class SessionInUse(AxonError):
+    """Another live process holds the session (it is writing its transcript)."""
+
+    def __init__(self, session_id: str, pid: int) -> None:
+        self.session_id, self.pid = session_id, pid
+        by = f"another axon (pid {pid})" if pid else "another axon process"
+        super().__init__(f"session {session_id} is in use by {by}; wait until it ends, or start a new "
+                         "session (without --resume/--continue)")
 
 
 def new_session_id() -> str:
@@ -71,6 +86,7 @@ class Transcript:
         self.path = sessions_dir(state_dir) / f"{session_id}.jsonl"
         self.message_count = 0            # message lines so far (their indexes in compaction views)
         self._pending: list[str] | None = None if exists else []
+        self._holding = False             # this object holds the session's lock (session_lock)
 
     def append(self, message: dict[str, Any]) -> int:
         """Write one message; returns its index among the session's message lines."""
@@ -94,14 +110,52 @@ class Transcript:
             return
         ensure_state_dir(self.state_dir)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.claim()
         # A lone surrogate (a file name that is not UTF-8, a model's "\\udc80") can only sit inside a
         # JSON string, where its backslash escape reads back as the same character: valid JSON always.
         data = ("\n".join(lines) + "\n").encode("utf-8", "backslashreplace")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            os.write(fd, data)
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":   # a line torn by a crash: start a new one
+                data = b"\n" + data
+            while data:
+                data = data[os.write(fd, data):]
         finally:
             os.close(fd)
+
+    def claim(self) -> None:
+        """Hold the session for this process now (resuming): ``SessionInUse`` if another one does."""
+        if self._holding:
+            return
+        if (pid := hold(self.path)) is not None:
+            raise SessionInUse(self.session_id, pid)
+        self._holding = True
+
+    def release(self) -> None:
+        if self._holding:
+            self._holding = False
+            release(self.path)
+
+
+def fork_session(state_dir: Path, session_id: str) -> str:
+    """A new session holding a copy of ``session_id``'s transcript as it is now (its holder may be
+    mid-turn: an unanswered call reads back as interrupted); the new id (nobody else knows it yet)."""
+    source = sessions_dir(state_dir) / f"{session_id}.jsonl"
+    with open(source, "rb") as fh:
+        data = fh.read(MAX_TRANSCRIPT_BYTES + 1)
+    if len(data) > MAX_TRANSCRIPT_BYTES:
+        raise ConfigError(f"{source}: larger than {MAX_TRANSCRIPT_BYTES >> 20} MiB; not resumed")
+    fork = Transcript(state_dir, new_session_id(), exists=True)
+    cut = data.rfind(b"\n") + 1                      # whole lines only: the holder may be writing one
+    fd = os.open(fork.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        view = memoryview(data)[:cut]
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+    return fork.session_id
 
 
 @dataclass
@@ -117,6 +171,7 @@ class LoadedTranscript:
     started: str = ""
     first_prompt: str = ""                  # the user's words of the first turn
     skipped_lines: int = 0
+    torn_tail: bool = False                 # the last line was cut off mid-write (a crash): dropped
     indexes: dict[int, int] = field(default_factory=dict)   # id(message) -> its line index
 
 
@@ -132,6 +187,7 @@ def load_transcript(path: Path) -> LoadedTranscript:
     if len(data) > MAX_TRANSCRIPT_BYTES:
         raise ConfigError(f"{path}: larger than {MAX_TRANSCRIPT_BYTES >> 20} MiB; not resumed")
     raw_lines = data.decode("utf-8", "replace").split("\n")
+    out.torn_tail = bool(raw_lines[-1].strip()) and line_object(raw_lines[-1]) is None
     for raw in raw_lines:
         if not raw.strip():
             continue

@@ -44,7 +44,7 @@ class TurnSnapshots(Checkpointer):
             with self.store.locked():
                 self._record, snap = self.store.start_turn(self.session_id, self.turn, self.prompt)
         except (SnapshotError, OSError) as e:
-            self._failed = str(e)
+            self._failed = self.store.trouble(e)
             raise SnapshotError(self._failed) from None
         self._skipped = snap.skipped
 

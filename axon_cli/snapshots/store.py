@@ -79,6 +79,12 @@ class ProjectSnapshots:
             return "git is not installed"
         return None
 
+    def trouble(self, error: BaseException) -> str:
+        """One line for a store that cannot be used (unwritable, a file in its place, a corrupted
+        shadow repository): what failed, where, and what to do."""
+        return (f"{error} — the snapshot store {self.dir} cannot be used: make it writable, or move it aside "
+                "(axon then starts a new one; the turns recorded in it can no longer be undone)")
+
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """One thread and one process at a time for this project."""
@@ -104,6 +110,10 @@ class ProjectSnapshots:
         except (OSError, ValueError):
             return []
         return [r for r in data if _well_formed(r)] if isinstance(data, list) else []
+
+    def sessions_of_last(self, count: int) -> list[str]:
+        """The sessions of the last ``count`` turns not undone yet (what ``undo count`` would touch)."""
+        return [str(r["session"]) for r in [r for r in self.records() if not r.get("undone")][-count:]]
 
     def save(self, records: list[Record]) -> None:
         dropped = records[:-MAX_RECORDS] if len(records) > MAX_RECORDS else []

@@ -47,7 +47,8 @@ class Telemetry:
     def session_sink(self, root_name: str) -> SpanRecorder:
         """One more recorder on the same providers, for a process that serves several sessions at once
         (``axon acp``): each session's spans make their own tree; close it when the session ends."""
-        return SpanRecorder(self.recorder.tracer, self.recorder.meter, root_name)
+        return SpanRecorder(self.recorder.tracer, self.recorder.meter, root_name, self.recorder.version,
+                            self.recorder.capture)
 
     def close(self) -> None:
         if self._closed:
@@ -116,5 +117,5 @@ def start(plan: TelemetryPlan, root_name: str, version: str, warn: Callable[[str
                                                      export_timeout_millis=plan.timeout * 1000))
     meter_provider = MeterProvider(resource=resource, metric_readers=readers, shutdown_on_exit=False)
     recorder = SpanRecorder(tracer_provider.get_tracer("axon", version),
-                            meter_provider.get_meter("axon", version), root_name)
+                            meter_provider.get_meter("axon", version), root_name, version)
     return Telemetry(recorder, [tracer_provider, meter_provider], plan.timeout)

@@ -27,6 +27,7 @@ from axon_cli.extend.command_scope import command_scope
 from axon_cli.extend.command_shell import shell_runner
 from axon_cli.extend.commands import CustomCommand, expand_command
 from axon_cli.loop.results import repair_history
+from axon_cli.model.endpoints import endpoint_address
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.session.attach import attach_pasted
 from axon_cli.session.transcript import list_sessions
@@ -50,7 +51,7 @@ log = logging.getLogger("axon.repl")
 def open_runtime(loaded: LoadedSettings, root: Path, approver: Approver, cont: bool = False,
                  resume: str | None = None) -> Runtime:
     """A runtime for a new, continued (latest) or resumed (id or unique prefix) session."""
-    return open_session(loaded, root, approver, cont=cont, resume=resume)
+    return open_session(loaded, root, approver, cont=cont, resume=resume, fork_busy=True)
 
 
 def _warm_up() -> None:
@@ -92,7 +93,8 @@ class Repl:
         self.approver.cancel = rt.ctx.cancel
         self.view.cost_usd = None
         rt.bus(SessionStarted(session_id=rt.session_id, model=rt.llm.settings.model, cwd=str(self.project_root),
-                              mode=self.current_mode(), tools=[s.name for s in rt.registry.active()]))
+                              mode=self.current_mode(), tools=[s.name for s in rt.registry.active()],
+                              endpoint=endpoint_address(rt.llm.settings.base_url)))
         self.view.sync()   # the start's notices are on screen before the prompt
 
     def start(self, cont: bool, resume: str | None) -> None:

@@ -10,6 +10,7 @@ from axon_cli import __version__
 from axon_cli.config import LoadedSettings
 from axon_cli.events import AutoApprover, DenyApprover, Notice, SessionStarted
 from axon_cli.loop.results import RunResult
+from axon_cli.model.endpoints import endpoint_address
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.session.attach import attach_mentions
 from axon_cli.telemetry import start_telemetry
@@ -48,7 +49,8 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     if telemetry is not None:
         rt.bus.subscribe(telemetry)
     rt.bus(SessionStarted(session_id=rt.session_id, model=loaded.settings.model, cwd=str(project_root),
-                          mode=loaded.settings.mode, tools=[s.name for s in rt.registry.active()]))
+                          mode=loaded.settings.mode, tools=[s.name for s in rt.registry.active()],
+                          endpoint=endpoint_address(loaded.settings.base_url)))
     try:
         result = _run(rt, task, max_turns, command)
     finally:

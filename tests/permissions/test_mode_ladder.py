@@ -37,6 +37,10 @@ DESTRUCTIVE = [
 EDITS = ["sed -i s/x/y/ a.txt", "echo x >> a.txt", "tee -a a.txt < b.txt", "black a.py"]
 CREATES = ["touch new.txt", "echo x > new.txt", "mkdir -p build", "cp a.txt new.txt", "python3 script.py", "make",
            "pytest -q", "python3 gen.py > new.txt", "mv a.txt renamed.txt"]
+READ_ONLY_FILE = [   # ro.txt has no write bit for anyone (0444): changing it asks below yolo, sandbox or not
+    "cp b.txt ro.txt", "echo x > ro.txt", "echo x >> ro.txt", "sed -i s/x/y/ ro.txt", "tee ro.txt < b.txt",
+    "rm ro.txt", "mv b.txt ro.txt",
+]
 ASK_ALWAYS = [   # beyond what the sandbox confines or a snapshot undoes: asks below yolo
     "curl https://example.com", "wget https://example.com/x", "git push origin main", "pip install requests",
     "echo x > /tmp/out", "rm -rf node_modules", "git clean -fdx", "git reset --hard", "xargs rm < list.txt",
@@ -46,7 +50,7 @@ ASK_ALWAYS = [   # beyond what the sandbox confines or a snapshot undoes: asks b
 ]
 ROWS: list[tuple[str, str]] = (
     [(c, "AAAAAA") for c in READ_ONLY] + [(c, "DDQQAA") for c in DESTRUCTIVE] + [(c, "DDQAAA") for c in EDITS]
-    + [(c, "DDAAAA") for c in CREATES] + [(c, "DDQQQA") for c in ASK_ALWAYS]
+    + [(c, "DDAAAA") for c in CREATES] + [(c, "DDQQQA") for c in ASK_ALWAYS + READ_ONLY_FILE]
     + [("cat .env", "QQQQQQ"), ("cat ~/.ssh/id_rsa", "QQQQQQ")]
 )
 
@@ -60,6 +64,8 @@ def make_project(root: Path) -> Path:
         (root / name).write_text(text)
     (root / "emptydir").mkdir(exist_ok=True)
     (root / ".git").mkdir(exist_ok=True)
+    (root / "ro.txt").write_text("the user made this read-only\n")
+    (root / "ro.txt").chmod(0o444)
     return root
 
 
@@ -122,6 +128,17 @@ def test_plan_decides_every_command_as_read_only_does(proj: tuple[Path, Path]) -
         for contained in (containment(root), None):
             got = verdicts("bash", "shell", {"command": command}, root, home, contained=contained)
             assert got[plan] == got[read_only], (command, got)
+
+
+@pytest.mark.parametrize("tool,path,expected", [
+    ("write_file", "ro.txt", "DDQQQA"), ("edit_file", "ro.txt", "DDQQQA"),   # read-only: asks below yolo
+    ("write_file", "a.txt", "DDQAAA"), ("edit_file", "a.txt", "DDQAAA"),    # writable: accept-edits runs it
+])
+def test_a_read_only_file_asks_before_a_file_tool_changes_it(tool: str, path: str, expected: str,
+                                                              proj: tuple[Path, Path]) -> None:
+    root, home = proj
+    assert verdicts(tool, "edit", {"path": path}, root, home, contained=containment(root)) == expected
+    assert verdicts(tool, "edit", {"path": path}, root, home, contained=None) == expected
 
 
 @pytest.mark.parametrize("command,asked,expected", [

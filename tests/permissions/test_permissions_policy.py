@@ -258,7 +258,7 @@ def test_remember_project_keeps_comments(tmp_path):
     assert "# keep me" in text and "# inline" in text and '"bash(npm test)"' in text
     assert [r.text for r in load_rules(root, tmp_path / "c", FolderTrust(root, for_run=True)).rules] == [
         "bash(ls)", "bash(npm test)"]
-    assert not [p for p in os.listdir(root / ".axon") if p.endswith(".tmp")]
+    assert not [p for p in os.listdir(root / ".axon") if "axon-tmp" in p or p.endswith(".tmp")]
 
 
 def test_remember_session_and_check_through_specs(tmp_path):

@@ -49,12 +49,12 @@ def test_two_acp_sessions_export_one_span_tree_each(project: Path, server: Scrip
     assert roots[ids[0]].trace_id != roots[ids[1]].trace_id and all(r.parent_id == b"" for r in roots.values())
     for session_id, requests, calls in ((ids[0], [900, 1000], ["read_file"]), (ids[1], [700], [])):
         tree = [s for s in spans if s.trace_id == roots[session_id].trace_id]
-        (turn,) = [s for s in tree if s.name == "axon.turn"]
+        (turn,) = [s for s in tree if s.name == "invoke_agent axon"]
         assert turn.parent_id == roots[session_id].span_id
         below = [s for s in tree if s.parent_id == turn.span_id]
         assert sorted(s.attributes["gen_ai.usage.input_tokens"] for s in below
-                      if s.name == "axon.model_request") == requests
-        assert [s.attributes["axon.tool.name"] for s in below if s.name == "axon.tool_call"] == calls
+                      if s.name.startswith("chat ")) == requests
+        assert [s.attributes["axon.tool.name"] for s in below if s.name.startswith("execute_tool ")] == calls
     everything = json.dumps([s.attributes for s in spans])
     assert CONTENT not in everything and "notes.txt" not in everything
     assert "Traceback" not in (tmp_path / "stderr.txt").read_text()

@@ -21,6 +21,15 @@ class Span:
     trace_id: bytes
     attributes: dict[str, Any]
     status: int
+    kind: int = 0                 # SPAN_KIND_INTERNAL 1, SERVER 2, CLIENT 3
+
+
+@dataclass
+class Histogram:
+    name: str
+    unit: str
+    bounds: list[float]
+    points: list[tuple[dict[str, Any], int, float]]     # attributes, count, sum
 
 
 def _value(v: Any) -> Any:
@@ -72,7 +81,7 @@ class Collector:
             for resource in request.resource_spans:
                 for scope in resource.scope_spans:
                     found += [Span(s.name, s.span_id, s.parent_span_id, s.trace_id,
-                                   {a.key: _value(a.value) for a in s.attributes}, s.status.code)
+                                   {a.key: _value(a.value) for a in s.attributes}, s.status.code, s.kind)
                               for s in scope.spans]
         return found
 
@@ -90,4 +99,19 @@ class Collector:
                         out[metric.name] = [({a.key: _value(a.value) for a in p.attributes},
                                              p.as_int if p.HasField("as_int") else p.as_double)
                                             for p in metric.sum.data_points]
+        return out
+
+    def histograms(self) -> dict[str, Histogram]:
+        """Each histogram of the last metrics export, with its bucket boundaries and data points."""
+        out: dict[str, Histogram] = {}
+        for body in self.bodies("/v1/metrics")[-1:]:
+            for resource in ExportMetricsServiceRequest.FromString(body).resource_metrics:
+                for scope in resource.scope_metrics:
+                    for metric in scope.metrics:
+                        if metric.WhichOneof("data") != "histogram":
+                            continue
+                        points = metric.histogram.data_points
+                        out[metric.name] = Histogram(
+                            metric.name, metric.unit, list(points[0].explicit_bounds) if points else [],
+                            [({a.key: _value(a.value) for a in p.attributes}, p.count, p.sum) for p in points])
         return out

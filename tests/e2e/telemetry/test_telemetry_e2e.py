@@ -49,19 +49,20 @@ def test_one_run_exports_the_span_tree_with_tokens_and_no_content(server, run_ax
     by_name: dict[str, list] = {}
     for span in spans:
         by_name.setdefault(span.name, []).append(span)
-    assert {k: len(v) for k, v in by_name.items()} == {"axon.run": 1, "axon.turn": 1, "axon.model_request": 3,
-                                                       "axon.tool_call": 2}
-    (root,), (turn,) = by_name["axon.run"], by_name["axon.turn"]
+    assert {k: len(v) for k, v in by_name.items()} == {"axon.run": 1, "invoke_agent axon": 1, "chat test-model": 3,
+                                                       "execute_tool read_file": 1, "execute_tool bash": 1}
+    (root,), (turn,) = by_name["axon.run"], by_name["invoke_agent axon"]
+    tools = by_name["execute_tool read_file"] + by_name["execute_tool bash"]
     assert root.parent_id == b"" and turn.parent_id == root.span_id
-    assert all(s.parent_id == turn.span_id for s in by_name["axon.model_request"] + by_name["axon.tool_call"])
+    assert all(s.parent_id == turn.span_id for s in by_name["chat test-model"] + tools)
     assert len({s.trace_id for s in spans}) == 1
-    requests = sorted(by_name["axon.model_request"], key=lambda s: s.attributes["axon.request.index"])
+    requests = sorted(by_name["chat test-model"], key=lambda s: s.attributes["axon.request.index"])
     for span, (prompt, completion, cached) in zip(requests, USAGE, strict=True):
         assert span.attributes["gen_ai.request.model"] == "test-model"
         assert span.attributes["gen_ai.usage.input_tokens"] == prompt
         assert span.attributes["gen_ai.usage.output_tokens"] == completion
         assert span.attributes.get("axon.usage.cached_tokens") == cached
-    calls = {s.attributes["axon.tool.name"]: s.attributes for s in by_name["axon.tool_call"]}
+    calls = {s.attributes["axon.tool.name"]: s.attributes for s in tools}
     assert set(calls) == {"read_file", "bash"}
     for attrs in calls.values():
         assert attrs["axon.tool.decision"] == "allow" and attrs["axon.tool.decided_by"] == "mode"
@@ -83,7 +84,7 @@ def test_a_denied_call_is_an_outcome_not_a_leak(server, run_axon, project, colle
     r = run_axon("run", "clean", env={"OTEL_TRACES_EXPORTER": "otlp", "OTEL_METRICS_EXPORTER": "none",
                                       "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": collector.url + "/v1/traces"})
     assert r.code == 0, r.stderr
-    (call,) = [s for s in collector.spans() if s.name == "axon.tool_call"]
+    (call,) = [s for s in collector.spans() if s.name == "execute_tool bash"]
     assert call.attributes["axon.tool.outcome"] == "denied"
     assert call.attributes["axon.tool.final_decision"] == "deny"
     assert call.attributes["axon.tool.decided_by"] in ("mode", "user")
@@ -195,9 +196,9 @@ def test_ctrl_c_mid_request_still_flushes_the_spans(server, axon_env, project, c
             proc.wait()
     assert proc.returncode == 130
     tree = _tree(collector)
-    assert len(tree["axon.run"]) == 1 and len(tree["axon.tool_call"]) == 1
-    assert len(tree["axon.model_request"]) == 2
-    assert tree["axon.turn"][0].attributes["axon.turn.stop_reason"] == "interrupted"
+    assert len(tree["axon.run"]) == 1 and len(tree["execute_tool read_file"]) == 1
+    assert len(tree["chat test-model"]) == 2
+    assert tree["invoke_agent axon"][0].attributes["axon.turn.stop_reason"] == "interrupted"
 
 
 def test_an_error_exit_still_flushes_with_the_failed_request_marked(server, run_axon, collector):
@@ -205,9 +206,10 @@ def test_an_error_exit_still_flushes_with_the_failed_request_marked(server, run_
     r = run_axon("run", "x", env={"OTEL_EXPORTER_OTLP_ENDPOINT": collector.url})
     assert r.code == 1
     tree = _tree(collector)
-    (request,) = tree["axon.model_request"]
+    (request,) = tree["chat test-model"]
     assert request.status == 2                      # STATUS_CODE_ERROR
-    assert tree["axon.turn"][0].attributes["axon.turn.stop_reason"] == "error"
+    assert request.attributes["error.type"] == "500"
+    assert tree["invoke_agent axon"][0].attributes["axon.turn.stop_reason"] == "error"
     assert "boom" not in json.dumps([s.attributes for spans in tree.values() for s in spans])
 
 
@@ -218,9 +220,9 @@ def test_chat_sends_one_session_span_per_conversation(server, run_axon, collecto
     tree = _tree(collector)
     sessions = tree["axon.session"]
     assert len(sessions) == 2 and len({s.trace_id for s in sessions}) == 2
-    turns = tree["axon.turn"]
+    turns = tree["invoke_agent axon"]
     assert sorted(sum(t.parent_id == s.span_id for t in turns) for s in sessions) == [1, 2]
-    assert len(tree["axon.model_request"]) == 3 and "axon.run" not in tree
+    assert len(tree["chat test-model"]) == 3 and "axon.run" not in tree
 
 
 def test_doctor_says_whether_telemetry_is_on_and_config_hides_its_headers(run_axon, project):
@@ -232,3 +234,79 @@ def test_doctor_says_whether_telemetry_is_on_and_config_hides_its_headers(run_ax
     r = run_axon("doctor")
     assert "telemetry: on — traces otlp, metrics otlp, OTLP http/protobuf to http://127.0.0.1:9" in r.stdout
     assert SECRET not in r.stdout and "'Authorization': '****'" in r.stdout
+
+
+def test_spans_and_metrics_follow_the_genai_semantic_conventions_point_by_point(server, run_axon, project, collector):
+    """A run with a tool call that works, one that fails and a final answer, decoded from OTLP and held
+    against the spec's span names, kinds, required and recommended attributes, metrics and buckets
+    (gen-ai-spans.md, gen-ai-agent-spans.md, gen-ai-metrics.md)."""
+    (project / "a.txt").write_text("hello\n")
+    replies = [tool_reply(("read_file", {"path": "a.txt"})), tool_reply(("read_file", {"path": "missing.txt"})),
+               text_reply("done")]
+    for reply, (prompt, completion) in zip(replies, [(100, 10), (120, 12), (140, 14)], strict=True):
+        reply.usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    server.add(*replies)
+    r = run_axon("run", "read a.txt and missing.txt", "--output-format", "json",
+                 env={"OTEL_EXPORTER_OTLP_ENDPOINT": collector.url})
+    assert r.code == 0, r.stderr
+    session_id = json.loads(r.stdout)["session_id"]
+    tree = _tree(collector)
+    internal, client = 1, 3
+    (agent,) = tree["invoke_agent axon"]
+    assert agent.kind == internal
+    assert agent.attributes["gen_ai.operation.name"] == "invoke_agent"
+    assert agent.attributes["gen_ai.provider.name"] == "openai"
+    assert agent.attributes["gen_ai.agent.name"] == "axon" and agent.attributes["gen_ai.agent.version"]
+    assert agent.attributes["gen_ai.conversation.id"] == session_id
+    assert agent.attributes["gen_ai.request.model"] == "test-model"
+    assert (agent.attributes["gen_ai.usage.input_tokens"], agent.attributes["gen_ai.usage.output_tokens"]) == (360, 36)
+    chats = sorted(tree["chat test-model"], key=lambda s: s.attributes["axon.request.index"])
+    assert len(chats) == 3
+    for chat, finish in zip(chats, ["tool_calls", "tool_calls", "stop"], strict=True):
+        a = chat.attributes
+        assert chat.kind == client and chat.parent_id == agent.span_id
+        assert a["gen_ai.operation.name"] == "chat" and a["gen_ai.provider.name"] == "openai"
+        assert a["gen_ai.request.model"] == "test-model" and a["gen_ai.response.model"] == "test-model"
+        assert a["gen_ai.response.id"] and a["gen_ai.response.finish_reasons"] == [finish]
+        assert a["gen_ai.conversation.id"] == session_id
+        assert a["server.address"] == "127.0.0.1" and a["server.port"] == server.port
+        assert a["gen_ai.usage.input_tokens"] > 0 and a["gen_ai.usage.output_tokens"] > 0
+        assert "error.type" not in a
+    ok, failed = sorted(tree["execute_tool read_file"], key=lambda s: s.attributes["gen_ai.tool.call.id"])
+    for tool in (ok, failed):
+        a = tool.attributes
+        assert tool.kind == internal and tool.parent_id == agent.span_id
+        assert a["gen_ai.operation.name"] == "execute_tool" and a["gen_ai.tool.name"] == "read_file"
+        assert a["gen_ai.tool.call.id"] and a["gen_ai.tool.type"] == "function"
+    assert "error.type" not in ok.attributes and ok.status != 2
+    assert failed.attributes["error.type"] == "tool_error" and failed.status == 2
+    histograms = collector.histograms()
+    usage = histograms["gen_ai.client.token.usage"]
+    assert usage.unit == "{token}"
+    assert usage.bounds == [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864]
+    by_type = {p["gen_ai.token.type"]: (count, total) for p, count, total in usage.points}
+    assert by_type == {"input": (3, 360), "output": (3, 36)}
+    for attributes, _, _ in usage.points:
+        assert attributes["gen_ai.operation.name"] == "chat" and attributes["gen_ai.provider.name"] == "openai"
+        assert attributes["gen_ai.request.model"] == "test-model" and attributes["gen_ai.response.model"] == "test-model"
+        assert attributes["server.address"] == "127.0.0.1" and attributes["server.port"] == server.port
+    duration = histograms["gen_ai.client.operation.duration"]
+    assert duration.unit == "s"
+    assert duration.bounds == [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]
+    assert sum(count for _, count, _ in duration.points) == 3
+    assert all(p["gen_ai.operation.name"] == "chat" and "error.type" not in p for p, _, _ in duration.points)
+    everything = json.dumps([s.attributes for spans in tree.values() for s in spans])
+    assert "hello" not in everything and "a.txt" not in everything     # no content by default
+
+
+def test_a_failed_request_is_an_error_type_on_its_span_and_its_duration(server, run_axon, collector):
+    server.add(*[error_reply(503, "down", retry_after="0") for _ in range(5)])
+    r = run_axon("run", "x", env={"OTEL_EXPORTER_OTLP_ENDPOINT": collector.url})
+    assert r.code == 1
+    tree = _tree(collector)
+    (chat,) = tree["chat test-model"]
+    assert chat.attributes["error.type"] == "503" and chat.status == 2
+    (agent,) = tree["invoke_agent axon"]
+    assert agent.attributes["error.type"] == "503"
+    (point,) = collector.histograms()["gen_ai.client.operation.duration"].points
+    assert point[0]["error.type"] == "503" and point[1] == 1
