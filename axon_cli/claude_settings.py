@@ -9,7 +9,6 @@ file); everything else in those files is Claude Code's business and is ignored h
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +24,16 @@ def user_claude_settings() -> Path:
 
 
 def read_claude_settings(path: Path) -> dict[str, Any]:
-    """The file's object ({} when it is missing); broken JSON is one ConfigError naming the file."""
+    """The file's object ({} when it is missing); a file that cannot be used (unreadable, too large,
+    not UTF-8, not JSON, nested too deep: ``loaders``) is one ConfigError naming the file."""
+    from axon_cli.loaders import BadFile, load_json
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot be read ({e})") from None
-    try:
-        data = json.loads(text)
-    except ValueError as e:
-        raise ConfigError(f"{path}: not valid JSON ({e})") from None
+        data = load_json(path)
+    except BadFile as e:
+        if e.kind == "read" and not path.exists():
+            return {}
+        raise
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: not a JSON object")
     return data

@@ -18,6 +18,7 @@ from axon_cli.ui.command_support import guard as _guard
 from axon_cli.ui.command_support import load as _settings
 from axon_cli.ui.command_support import project_root as _project_root
 from axon_cli.ui.command_support import setup_logging as _setup_logging
+from axon_cli.ui.run_entry import RUN_HELP, RUN_OPTIONS, TASK_HELP, option
 
 __all__ = ["app", "main"]
 
@@ -25,14 +26,17 @@ app = typer.Typer(add_completion=False, no_args_is_help=False, invoke_without_co
                   help="axon: a terminal coding agent for any OpenAI-compatible endpoint.",
                   context_settings={"help_option_names": ["-h", "--help"]}, pretty_exceptions_enable=False)
 
-MODEL = typer.Option(None, "--model", "-m", help="Model name (env AXON_MODEL).")
-BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")
-MODE = typer.Option(None, "--mode", help="Permission mode: read-only | plan | default | accept-edits | auto | yolo.")
-SANDBOX = typer.Option(None, "--sandbox", help="auto | off | read-only | workspace-write (default auto: "
-                       "workspace-write where bubblewrap works).")
-PROTOCOL = typer.Option(None, "--tool-protocol", help="native | text | auto (text: for small local models).")
-DEBUG = typer.Option(False, "--debug", help="Write a debug log to .axon/debug.log.")
-TRUST = typer.Option(False, "--trust", help="Trust this folder's settings for this run only (env AXON_TRUST=1).")
+def _option(param: str) -> Any:
+    """The typer option of ``axon run``'s option ``param`` (``ui/run_entry.RUN_OPTIONS``, the one
+    description): ``run`` is built from them all, and the other commands share the common ones."""
+    described = option(param)
+    extra: dict[str, Any] = {"min": described.minimum} if described.minimum is not None else {}
+    return typer.Option(False if described.flag else described.default, *described.spellings, help=described.help,
+                        **extra)
+
+
+MODEL, BASE_URL, MODE, SANDBOX = _option("model"), _option("base_url"), _option("mode"), _option("sandbox")
+PROTOCOL, DEBUG, TRUST = _option("tool_protocol"), _option("debug"), _option("trust")
 
 
 def _version(value: bool) -> None:
@@ -49,25 +53,30 @@ def _root(ctx: typer.Context,
         typer.echo(ctx.get_help())
 
 
-@app.command()
-def run(task: Optional[str] = typer.Argument(None, help="The task ('-' or omitted with piped stdin: read from stdin); with --command, the command's arguments."),
-        model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE,
-        sandbox: Optional[str] = SANDBOX, tool_protocol: Optional[str] = PROTOCOL,
-        yes: bool = typer.Option(False, "--yes", "-y", help="Approve every call that would ask (never a deny)."),
-        max_turns: Optional[int] = typer.Option(None, "--max-turns", min=1, help="Stop after N model requests (default 50; exit code 3)."),
-        output_format: str = typer.Option("text", "--output-format", help="text | json | stream-json."),
-        cont: bool = typer.Option(False, "--continue", "-c", help="Continue this project's latest session."),
-        resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Continue session ID (see `axon sessions`)."),
-        command: Optional[str] = typer.Option(None, "--command", help="Run custom command NAME (.axon/commands/NAME.md or .claude/commands/NAME.md); TASK is its $ARGUMENTS."),
-        debug: bool = DEBUG, trust: bool = TRUST) -> None:
-    """Run one task non-interactively and print the answer."""
+def _run_command() -> Any:
+    """``axon run``, its parameters made from ``RUN_OPTIONS``: TASK, then every option."""
+    import inspect
+
     from axon_cli.ui.run_entry import RunArgs
     from axon_cli.ui.run_entry import run as run_args
 
-    raise typer.Exit(run_args(RunArgs(
-        task=task, model=model, base_url=base_url, mode=mode, sandbox=sandbox, tool_protocol=tool_protocol, yes=yes,
-        max_turns=max_turns, output_format=output_format, cont=cont, resume=resume, command=command, debug=debug,
-        trust=trust)))
+    def run(**given: Any) -> None:
+        raise typer.Exit(run_args(RunArgs(**given)))
+
+    params = [inspect.Parameter("task", inspect.Parameter.KEYWORD_ONLY, default=typer.Argument(None, help=TASK_HELP),
+                                annotation=Optional[str])]
+    for described in RUN_OPTIONS:
+        kind: Any = bool if described.flag else Optional[int] if described.minimum is not None else \
+            str if described.default is not None else Optional[str]
+        params.append(inspect.Parameter(described.param, inspect.Parameter.KEYWORD_ONLY,
+                                        default=_option(described.param), annotation=kind))
+    run.__signature__ = inspect.Signature(params, return_annotation=None)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
+    run.__doc__ = RUN_HELP
+    return run
+
+
+app.command("run")(_run_command())
 
 
 @app.command()

@@ -104,6 +104,7 @@ class LoadedSettings:
     sources: dict[str, str] = field(default_factory=dict)   # key -> "default" | a file | "env X" | "flag"
     files: list[Path] = field(default_factory=list)
     trust: FolderTrust = field(kw_only=True)    # the project's widening values: in force or waiting
+    notices: list[str] = field(default_factory=list, kw_only=True)   # optional files left out, one line each
 
     def source(self, key: str) -> str:
         return self.sources.get(key, "default")
@@ -170,7 +171,8 @@ def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
                 value = {**(merged.get(key) or {}), **value}
             merged[key] = value
             sources[key] = str(path)
-    _add_claude_hooks(merged, sources, files, project_root, trust)
+    notices: list[str] = []
+    _add_claude_hooks(merged, sources, files, project_root, trust, notices)
     for var, key in ENV_KEYS.items():
         if env.get(var):
             merged[key] = env[var]
@@ -187,7 +189,7 @@ def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
         if sources.get(key, "").startswith("flag "):
             err.exit_code = 2             # a bad flag value is a usage error (README: exit 2)
         raise err from None
-    return LoadedSettings(settings, sources, files, trust=trust)
+    return LoadedSettings(settings, sources, files, trust=trust, notices=notices)
 
 
 def _add_hooks(earlier: dict[str, Any] | None, tables: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -199,9 +201,11 @@ def _add_hooks(earlier: dict[str, Any] | None, tables: dict[str, Any], path: Pat
 
 
 def _add_claude_hooks(merged: dict[str, Any], sources: dict[str, str], files: list[Path], project_root: Path,
-                      trust: FolderTrust) -> None:
+                      trust: FolderTrust, notices: list[str]) -> None:
     """Claude Code's settings files add their hooks after axon's own: the user's, then the project's
-    (only what folder trust lets through)."""
+    (only what folder trust lets through). A project's file that cannot be used (a repository's
+    bytes: not JSON, nested too deep, too large) is a notice and its hooks do not run; the user's own
+    broken file stays an error."""
     from axon_cli.claude_settings import hook_tables, read_claude_settings, user_claude_settings
     from axon_cli.trust.widening import CLAUDE_LOCAL, CLAUDE_SETTINGS
 
@@ -210,8 +214,14 @@ def _add_claude_hooks(merged: dict[str, Any], sources: dict[str, str], files: li
     for path, source in places:
         if source is not None and path.resolve() == places[0][0].resolve():
             continue                              # the project is the home folder: read once, as the user's
-        data = read_claude_settings(path)
-        tables = hook_tables(data, path)          # a broken file is an error even before trust
+        try:
+            data = read_claude_settings(path)
+            tables = hook_tables(data, path)          # a broken file is reported even before trust
+        except ConfigError as e:
+            if source is None:
+                raise
+            notices.append(f"{e}; its hooks are ignored")
+            continue
         if source is not None and tables:
             tables = hook_tables(trust.in_force(source, data), path, strict=False)
         if not tables:

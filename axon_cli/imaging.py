@@ -91,6 +91,8 @@ def load_image(path: Path, label: str = "") -> Picture:
 
 def normalize(part: ImagePart) -> ImagePart:
     """A picture a tool returned, checked and brought within the caps like a file's."""
+    if len(part.data) > MAX_FILE_BYTES * 4 // 3 + 4:
+        raise ImageError(f"too large to send as an image (over {_amount(MAX_FILE_BYTES)})")
     try:
         data = base64.b64decode(part.data, validate=True)
     except ValueError:
@@ -101,6 +103,8 @@ def normalize(part: ImagePart) -> ImagePart:
 def prepare(data: bytes, label: str = "") -> Picture:
     """``data`` checked (format by magic bytes, decoded in full) and, when over the caps, scaled
     down and recompressed."""
+    if len(data) > MAX_FILE_BYTES:
+        raise ImageError(f"too large to send as an image ({_amount(len(data))}; the limit is {_amount(MAX_FILE_BYTES)})")
     mime = sniff(data[:16])
     if mime is None:
         raise ImageError("not a PNG, JPEG, GIF or WebP image (its first bytes match none of them)")
@@ -116,27 +120,64 @@ def prepare(data: bytes, label: str = "") -> Picture:
 
 
 def _prepare(data: bytes, mime: str, label: str) -> Picture:
-    from PIL import Image, ImageOps
+    from PIL import Image
 
+    from axon_cli.image_budget import BUDGET, decode_cost, progressive_jpeg_cost
+    from axon_cli.png_chunks import png_header, without_broken_ancillary
+
+    header = png_header(data) if mime == "image/png" else None
+    readable = without_broken_ancillary(data) if header else data      # an optional chunk's bad CRC is no reason
     with warnings.catch_warnings():      # Pillow warns of a large canvas on stderr; it is checked below
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
         try:
-            img = Image.open(io.BytesIO(data))
+            img = Image.open(io.BytesIO(readable))
         except Image.DecompressionBombError:
             raise ImageError(f"too many pixels; the limit is {MAX_PIXELS // 1_000_000} megapixels") from None
     with img:
         width, height = img.size
-        if width * height > MAX_PIXELS:
+        fits = max(width, height) <= MAX_EDGE and len(readable) <= MAX_BYTES
+        extra = progressive_jpeg_cost(img) + (2 * header.row_bytes if header else 0)
+        if not fits and mime == "image/jpeg":
+            img.draft(img.mode, _scaled(width, height))       # libjpeg decodes at 1/2, 1/4 or 1/8 the size
+        if img.size[0] * img.size[1] > MAX_PIXELS:
             raise ImageError(f"too many pixels ({width}x{height}); the limit is {MAX_PIXELS // 1_000_000} megapixels")
-        img.load()
-        animated = getattr(img, "n_frames", 1) > 1
-        fits = max(width, height) <= MAX_EDGE and len(data) <= MAX_BYTES
-        if fits and not animated:
-            return Picture(_part(mime, data, label), _NAMES[mime], (width, height), len(data), (width, height))
-        frame = ImageOps.exif_transpose(img) if mime == "image/jpeg" else img.copy()
-    frame.thumbnail((MAX_EDGE, MAX_EDGE), Image.Resampling.LANCZOS)
-    out_mime, out, size = _encode(frame, lossless_first=mime != "image/jpeg")
+        cost = decode_cost(img, len(data), None if fits else _scaled(*img.size), extra=extra)
+        if cost > BUDGET.total:
+            raise ImageError(f"too large to decode ({width}x{height} {img.mode} needs about {_amount(cost)} of "
+                             f"memory; the limit is {_amount(BUDGET.total)})")
+        with BUDGET.hold(cost):
+            done = _decoded(img, mime, fits)
+    if done is None:
+        return Picture(_part(mime, readable, label), _NAMES[mime], (width, height), len(data), (width, height))
+    out_mime, out, size = done
     return Picture(_part(out_mime, out, label), _NAMES[mime], (width, height), len(data), size)
+
+
+def _decoded(img: Any, mime: str, fits: bool) -> tuple[str, bytes, tuple[int, int]] | None:
+    """``img`` decoded and, unless it ``fits`` (None then: it goes as it came), scaled and encoded. Every
+    canvas is let go on return (the budget gives the memory back after)."""
+    from PIL import Image, ImageOps
+
+    from axon_cli.image_budget import reduced
+
+    try:
+        img.load()
+        if fits and getattr(img, "n_frames", 1) == 1:
+            return None
+        frame = reduced(img, _scaled(*img.size))          # whole factors first, never a full-size copy
+        if frame is not img:
+            img.close()                                   # the full canvas goes before the next step
+        frame.thumbnail((MAX_EDGE, MAX_EDGE), Image.Resampling.LANCZOS)
+        frame = ImageOps.exif_transpose(frame) if mime == "image/jpeg" else frame
+        return _encode(frame, lossless_first=mime != "image/jpeg")
+    finally:
+        img.close()
+
+
+def _scaled(width: int, height: int) -> tuple[int, int]:
+    """The size of a ``width``×``height`` picture brought within ``MAX_EDGE`` a side."""
+    ratio = MAX_EDGE / max(width, height)
+    return max(1, round(width * ratio)), max(1, round(height * ratio))
 
 
 def _encode(img: Any, lossless_first: bool) -> tuple[str, bytes, tuple[int, int]]:

@@ -17,7 +17,7 @@ from typing import Any
 from axon_cli.errors import ConfigError
 
 __all__ = ["BadFile", "MAX_DEPTH", "MAX_CONFIG_BYTES", "read_bounded", "decode_utf8", "check_depth", "load_toml",
-           "parse_toml", "load_json", "parse_json", "one_line"]
+           "parse_toml", "load_json", "parse_json", "json_value", "json_prefix", "one_line"]
 
 MAX_DEPTH = 64                      # tables/arrays/objects inside each other
 MAX_CONFIG_BYTES = 4 * 1024 * 1024  # a settings file larger than this is not one
@@ -104,17 +104,68 @@ def load_toml(path: Path, limit: int = MAX_CONFIG_BYTES) -> dict[str, Any]:
     return parse_toml(decode_utf8(read_bounded(path, limit), path), path)
 
 
-def parse_json(text: str, where: str | Path) -> Any:
-    """JSON text → its value (nesting checked); a ConfigError naming ``where`` for anything wrong."""
+def json_value(text: str | bytes) -> Any:
+    """``json.loads`` for JSON that arrives rather than sits in a file (a model's tool-call arguments,
+    a hook's or a language server's reply): nested at most ``MAX_DEPTH``; anything wrong — invalid,
+    too deep, not UTF-8 — is a ``ValueError`` of one line (a ``json.JSONDecodeError`` when the text
+    is not JSON or too deep), never a ``RecursionError``."""
+    value, _ = _decoded(text, None)
+    return value
+
+
+def json_prefix(text: str, start: int = 0) -> tuple[Any, int]:
+    """The JSON value starting at ``start`` and where it ends (``JSONDecoder.raw_decode``), checked like
+    ``json_value``."""
+    return _decoded(text, start)
+
+
+def _decoded(text: str | bytes, start: int | None) -> tuple[Any, int]:
     import json
 
     try:
-        data = json.loads(text[1:] if text.startswith(_BOM) else text)
+        if start is None:
+            value, end = json.loads(text), len(text)
+        else:
+            value, end = json.JSONDecoder().raw_decode(str(text), start)
     except RecursionError:
-        raise _too_deep(where) from None
+        raise _too_deep_at(text) from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"not UTF-8 text (offset {e.start})") from None
+    try:
+        check_depth(value, "JSON")
+    except BadFile:
+        raise _too_deep_at(text) from None
+    return value, end
+
+
+def _too_deep_at(text: str | bytes) -> ValueError:
+    """A ``json.JSONDecodeError`` at the first bracket nested deeper than ``MAX_DEPTH`` (strings skipped)."""
+    import json
+
+    doc = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    depth, quoted, escaped = 0, False, False
+    for pos, char in enumerate(doc):
+        if quoted:
+            quoted, escaped = (escaped or char != '"'), (not escaped and char == "\\")
+        elif char == '"':
+            quoted = True
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return json.JSONDecodeError(f"nested deeper than {MAX_DEPTH} levels", doc, pos)
+        elif char in "]}":
+            depth -= 1
+    return json.JSONDecodeError(f"nested deeper than {MAX_DEPTH} levels", doc, 0)
+
+
+def parse_json(text: str, where: str | Path) -> Any:
+    """JSON text → its value (nesting checked); a ConfigError naming ``where`` for anything wrong."""
+    try:
+        return json_value(text[1:] if text.startswith(_BOM) else text)
     except ValueError as e:
+        if str(e).startswith("nested deeper"):
+            raise _too_deep(where) from None
         raise BadFile(where, "syntax", f"invalid JSON: {one_line(str(e))}") from None
-    return check_depth(data, where)
 
 
 def load_json(path: Path, limit: int = MAX_CONFIG_BYTES) -> Any:

@@ -61,6 +61,8 @@ def make_policy(loaded: LoadedSettings, project_root: Path, containment: Contain
 
 
 def current_mode(policy: PermissionPolicy, settings: Settings) -> str:
+    """The mode in force: the policy's (its one owner); ``settings.mode`` only when there is no policy
+    mode at all (a pass-through policy)."""
     return policy.mode or settings.mode
 
 
@@ -118,7 +120,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     hook_context = extensions.start_session("resume" if resumed is not None else "startup")
     if extensions.hooks is not None:
         ctx.extra[SESSION_ENV_KEY] = extensions.hooks.session_env   # CLAUDE_ENV_FILE's variables for bash
-    for line in extensions.notices:   # broken extension files, failing SessionStart hooks
+    for line in [*loaded.notices, *extensions.notices]:   # broken optional files, failing SessionStart hooks
         bus(Notice(message=line))
     agent = build_agent(settings, registry, dispatcher, llm, emit=bus, protocol=protocol,
                         prompt=lambda: build_system_prompt(settings, registry, callbacks.current_mode()),
@@ -245,14 +247,12 @@ def open_session(loaded: LoadedSettings, project_root: Path, approver: Approver,
 def _restore_mode(rt: Runtime, mode: str) -> None:
     """Resume in the session's mode unless it is wider than the mode in force now: a transcript is
     a project file (a repository can ship one), so it may narrow what axon does, never widen it."""
-    from axon_cli.permissions.modes import DEFAULT_RANK
-    from axon_cli.trust.widening import MODE_ORDER
+    from axon_cli.permissions.modes import MODES, rank
 
     now = rt.policy.mode
-    if mode not in MODE_ORDER or MODE_ORDER[mode] <= MODE_ORDER.get(now, DEFAULT_RANK):
-        if mode in MODE_ORDER:
+    if mode not in MODES or rank(mode) <= rank(now):
+        if mode in MODES:
             rt.policy.set_mode(mode)
-            rt.loaded.settings.mode = mode  # type: ignore[assignment]   # the settings say the mode in force
         return
     rt.bus(Notice(message=f'this session ran in mode "{mode}"; resumed in "{now}" (a transcript never '
                           f"widens the mode: use --mode {mode} or /mode {mode})"))

@@ -21,7 +21,8 @@ from bench_search import make_tree
 
 from tests.fakeserver import Reply, ScriptedServer, text_reply, tool_reply
 
-__all__ = ["run_hi_row", "bash_row", "tree_rows", "turns_row", "rss_row", "ctrl_c_row", "first_request_tokens"]
+__all__ = ["run_hi_row", "chat_prompt_row", "bash_row", "tree_rows", "turns_row", "rss_row", "ctrl_c_row",
+           "first_request_tokens"]
 
 BENCH = Path(__file__).resolve().parent
 LINE = "0123456789 the quick brown fox jumps over the lazy dog; build step ok [100%]"
@@ -51,6 +52,36 @@ def run_hi_row(axon: list[str], runs: int, tmp: Path, alternate: Callable[..., l
         project, env = _project(tmp, server.url)
         t_openai, t_run = alternate([[sys.executable, "-c", "import openai"], [*axon, "run", "hi"]], runs, env, project)
     return ("`axon run hi` (scripted local server)", t_run, '`python -c "import openai"`', t_openai, "s", 1.15)
+
+
+def _time_to_prompt(axon: list[str], env: dict[str, str], project: Path) -> float:
+    """Seconds from starting ``axon chat`` in a pseudo-terminal until its prompt is on screen."""
+    import pexpect
+
+    started = time.perf_counter()
+    child = pexpect.spawn(axon[0], [*axon[1:], "chat"], cwd=str(project), env=env, dimensions=(40, 120),
+                          encoding="utf-8", codec_errors="replace")
+    try:
+        child.expect("› ", timeout=120)
+        return time.perf_counter() - started
+    finally:
+        child.terminate(force=True)
+
+
+def chat_prompt_row(axon: list[str], runs: int, tmp: Path) -> tuple:
+    """``axon chat`` until its prompt is on screen (a pty) vs importing prompt_toolkit and rich."""
+    project, env = _project(tmp, "http://127.0.0.1:9/v1")      # nothing is sent before the prompt
+    env.update({"TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"})
+    _time_to_prompt(axon, env, project)                          # the first run writes the state dir
+    base = [sys.executable, "-c", "import prompt_toolkit, rich"]
+    t_chat, t_base = [], []
+    for _ in range(runs):
+        t_chat.append(_time_to_prompt(axon, env, project))
+        t = time.perf_counter()
+        subprocess.run(base, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False)
+        t_base.append(time.perf_counter() - t)
+    return ("`axon chat` until its prompt is on screen (pty)", statistics.median(t_chat),
+            '`python -c "import prompt_toolkit, rich"`', statistics.median(t_base), "s", 2.0)
 
 
 def first_request_tokens(axon: list[str]) -> str:
@@ -133,7 +164,17 @@ def tree_rows(runs: int, tmp: Path) -> list[tuple]:
             fn()
             timings[name].append(time.perf_counter() - t)
     med = {k: statistics.median(v) for k, v in timings.items()}
+    (root / ".git").rename(tmp / "moved-git")            # the same tree outside git
+    outside: dict[str, list[float]] = {"list": [], "rg_files": []}
+    for _ in range(runs):
+        for name, fn in (("list", lambda: list_paths(ctx, ".", None)),
+                         ("rg_files", lambda: subprocess.run([rg, "--files"], cwd=root, stdout=subprocess.DEVNULL))):
+            t = time.perf_counter()
+            fn()
+            outside[name].append(time.perf_counter() - t)
     return [("`list_files` on a 50,000-file git tree", med["list"], "`rg --files`", med["rg_files"], "s", 1.3),
+            ("`list_files` on the same tree outside git", statistics.median(outside["list"]), "`rg --files`",
+             statistics.median(outside["rg_files"]), "s", 1.3),
             ("`search_files` on the same tree", med["search"], "`rg -n NEEDLE`", med["rg_n"], "s", 1.3)]
 
 

@@ -19,7 +19,7 @@ from axon_cli.config import load_settings
 from axon_cli.errors import ConfigError
 from axon_cli.extend.agents import load_agents
 from axon_cli.extend.commands import load_commands
-from axon_cli.loaders import MAX_CONFIG_BYTES, load_json, load_toml
+from axon_cli.loaders import MAX_CONFIG_BYTES, json_prefix, json_value, load_json, load_toml
 from axon_cli.mcp.servers import read_mcp_json
 from axon_cli.permissions.rules import load_rules
 from axon_cli.prompts.frontmatter import FrontMatterError, split_front_matter
@@ -105,6 +105,32 @@ def test_settings_and_permission_files(root: Path, data: bytes, which: str) -> N
     _only_config_error(lambda: load_settings(root, env={}), path)
     _only_config_error(lambda: load_rules(root, user), path)
     FolderTrust(root).assess()                    # what `axon trust` shows: never raises
+
+
+@FUZZ
+@given(HOSTILE)
+@known_examples
+def test_claude_settings_of_a_project_are_a_notice_and_the_users_one_config_error(root: Path, data: bytes) -> None:
+    project_file = _write(root / ".claude" / "settings.json", data)
+    loaded = load_settings(root, env={})                       # a project's file never stops axon
+    assert all("\n" not in n for n in loaded.notices), loaded.notices
+    project_file.unlink()
+    user_file = _write(root.parent / "home" / ".claude" / "settings.json", data)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(root.parent / "home"))
+        _only_config_error(lambda: load_settings(root, env={}), user_file)
+
+
+@FUZZ
+@given(HOSTILE)
+@known_examples
+def test_arriving_json_is_a_value_or_one_value_error(data: bytes) -> None:
+    for parse in (lambda: json_value(data), lambda: json_value(data.decode("utf-8", "replace")),
+                  lambda: json_prefix(data.decode("utf-8", "replace"))):
+        try:
+            parse()
+        except ValueError as e:
+            assert "\n" not in str(e).strip(), e
 
 
 @FUZZ

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.acp.updates import MAX_OUTPUT_CHARS, tool_kind, tool_locations
+from axon_cli.loaders import json_value
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.turn import UserTurn
 
@@ -26,11 +27,9 @@ def _text(content: Any) -> str:
 
 
 def _arguments(raw: Any) -> Any:
-    import json
-
     if isinstance(raw, str):
         try:
-            return json.loads(raw)
+            return json_value(raw)
         except ValueError:
             return raw
     return raw

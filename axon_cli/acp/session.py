@@ -98,7 +98,6 @@ class AcpSession:
         from axon_cli.permissions.modes import auto_fallback_note
 
         self.rt.policy.set_mode(mode)
-        self.rt.loaded.settings.mode = mode  # type: ignore[assignment]   # the settings say the mode in force
         note = auto_fallback_note(mode, getattr(self.rt.policy, "containment", None))
         if note:
             self.rt.bus(Notice(message=note))

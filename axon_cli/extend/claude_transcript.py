@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.extend.claude_vocab import to_claude
+from axon_cli.loaders import json_value
 
 __all__ = ["ClaudeTranscript"]
 
@@ -76,7 +77,7 @@ class ClaudeTranscript:
     def _tool_use(self, call: dict[str, Any]) -> dict[str, Any]:
         function = call.get("function") or {}
         try:
-            args = json.loads(function.get("arguments") or "{}")
+            args = json_value(function.get("arguments") or "{}")
         except ValueError:
             args = {}
         name, shown = to_claude(str(function.get("name", "")), args if isinstance(args, dict) else {},

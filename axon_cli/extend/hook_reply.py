@@ -15,12 +15,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from axon_cli.config import HookConfig
 from axon_cli.extend.hook_guard import hook_label
+from axon_cli.loaders import json_value
 
 __all__ = ["HookReply", "HookResult", "read_reply"]
 
@@ -89,7 +89,7 @@ def read_reply(event: str, hook: HookConfig, code: int, out: str, err: str) -> H
     if not out.startswith("{"):
         return HookReply(hook, "ok", 0, output=out)
     try:
-        reply = json.loads(out)
+        reply = json_value(out)
         if not isinstance(reply, dict):
             raise ValueError("not an object")
     except ValueError:

@@ -73,13 +73,13 @@ def serve(options: ServerOptions) -> None:
 async def _new_session(options: ServerOptions, ctx: Any, prompt: str, cwd: str | None, mode: str | None,
                        model: str | None, max_turns: int | None) -> Any:
     from axon_cli.errors import AxonError
-    from axon_cli.permissions.modes import MODES
+    from axon_cli.permissions.modes import MODES, rank
     from axon_cli.sdk import Session
 
     wanted = mode or options.mode
     if wanted not in MODES:
         return _error(f"unknown mode {wanted!r} (one of {', '.join(MODES)})")
-    if MODES.index(wanted) > MODES.index(options.mode):
+    if rank(wanted) > rank(options.mode):
         return _error(f"mode {wanted!r} is above this server's --mode {options.mode!r}; ask for "
                       f"{options.mode!r} or a narrower one")
     try:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import Containment, DecisionContext
     from axon_cli.permissions.shell.analyze import CommandAnalysis, Unit
 
-__all__ = ["not_contained", "changed_words", "reaches_out", "SANDBOXED_UNDOABLE"]
+__all__ = ["not_contained", "changed_words", "reaches_out", "SANDBOXED_UNDOABLE", "NETWORK"]
 
 SANDBOXED_UNDOABLE = "sandboxed, undoable"
 NETWORK = frozenset({

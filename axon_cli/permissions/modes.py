@@ -22,7 +22,7 @@ from axon_cli.permissions.base import Decision
 if TYPE_CHECKING:
     from axon_cli.permissions.decision_context import Containment
 
-__all__ = ["MODES", "DESCRIPTIONS", "CHANGES_NOTHING", "DEFAULT_RANK", "rank", "effective_mode",
+__all__ = ["MODES", "DESCRIPTIONS", "CHANGES_NOTHING", "DEFAULT_RANK", "CurrentMode", "rank", "effective_mode",
            "auto_fallback_note", "wider_modes", "changes_nothing", "refuse_change"]
 
 MODES = ("read-only", "plan", "default", "accept-edits", "auto", "yolo")
@@ -36,6 +36,28 @@ DESCRIPTIONS = {
     "auto": "whatever the sandbox confines and a snapshot can undo runs without asking, deletes included",
     "yolo": "every call runs without asking",
 }
+
+
+class CurrentMode:
+    """THE permission mode of a session, its one owner: the policy decides every call in ``value``;
+    the system prompt, hooks, the transcript, the status line and ACP read it here; ``/mode``,
+    Shift-Tab, plan approval, ACP and resume change it through ``set`` (nothing else holds a copy:
+    the settings keep the mode a session *started* from)."""
+
+    def __init__(self, mode: str = "default", source: str = "default") -> None:
+        self.value = mode if mode in MODES else "default"
+        self.source = source
+
+    def set(self, mode: str, source: str = "/mode") -> None:
+        """Change it; an unknown mode is a ``ConfigError`` and changes nothing."""
+        if mode not in MODES:
+            from axon_cli.errors import ConfigError
+
+            raise ConfigError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
+        self.value, self.source = mode, source
+
+    def __str__(self) -> str:
+        return self.value
 
 
 def rank(mode: str) -> int:

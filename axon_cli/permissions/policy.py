@@ -2,7 +2,8 @@
 
 Mode precedence (documented in the README): ``--mode`` flag > ``mode`` in the project's
 ``.axon/permissions.toml`` > ``mode`` in the user's ``permissions.toml`` > ``mode`` in config.toml
-(project, then user) > ``default``. ``/mode`` in the REPL calls ``set_mode``.
+(project, then user) > ``default``. The mode in force is the policy's ``current`` (``CurrentMode``, its one
+owner); ``/mode``, Shift-Tab, plan approval, ACP and resume change it through ``set_mode``.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from axon_cli.errors import AxonError, ConfigError
 from axon_cli.permissions.base import Decision, KnownFacts, ToolFacts
 from axon_cli.permissions.decide import decide
 from axon_cli.permissions.decision_context import DISK
+from axon_cli.permissions.modes import CurrentMode
 from axon_cli.permissions.paths import fs_resolver
-from axon_cli.permissions.rules import MODES, Rule, RuleSet, load_rules, parse_rule
+from axon_cli.permissions.rules import Rule, RuleSet, load_rules, parse_rule
 from axon_cli.trust.folder import FolderTrust
 from axon_cli.trust.widening import PERMISSIONS, allow_item
 
@@ -50,20 +52,21 @@ class RulePolicy:
         self.trust = trust
         self.containment = containment     # facts from the runtime: sandbox and snapshot
         self.which = which
-        self._mode = mode
-        self.mode_source = mode_source
+        self.current = CurrentMode(mode, mode_source)     # THE mode of the session (its one owner)
         self.project_root = project_root
         self.home = home or Path.home()
         self._lock = threading.Lock()
 
     @property
     def mode(self) -> str:
-        return self._mode
+        return self.current.value
+
+    @property
+    def mode_source(self) -> str:
+        return self.current.source
 
     def set_mode(self, mode: str) -> None:
-        if mode not in MODES:
-            raise ConfigError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
-        self._mode, self.mode_source = mode, "/mode"
+        self.current.set(mode, "/mode")
 
     def rules_with_sources(self) -> list[Rule]:
         return list(self.rules.rules)
@@ -81,7 +84,7 @@ class RulePolicy:
         else:
             paths = list(spec.paths(tool_input))
             read_only, destructive, shell = bool(spec.is_read_only(tool_input)), bool(spec.is_destructive(tool_input)), None
-        return decide(spec.name, category, tool_input.model_dump(), read_only, destructive, self._mode, self.rules,
+        return decide(spec.name, category, tool_input.model_dump(), read_only, destructive, self.current.value, self.rules,
                       self.project_root, self.home, paths=paths if category in ("read", "edit") else [],
                       source=spec.source, resolve=fs_resolver(self.project_root, self.home),
                       containment=self.containment, which=self.which, probe=DISK, analysis=shell)
@@ -137,8 +140,5 @@ def load_policy(loaded: LoadedSettings, project_root: Path, containment: Contain
 
     rules = load_rules(project_root, user_config_dir(), loaded.trust)
     mode, source = resolve_mode(loaded, rules)
-    if mode != loaded.settings.mode:
-        loaded.settings.mode = mode   # type: ignore[assignment]
-        loaded.sources["mode"] = source
     return RulePolicy(rules, mode, project_root, Path.home(), source, trust=loaded.trust, containment=containment,
                       which=which)

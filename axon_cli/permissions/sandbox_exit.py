@@ -17,11 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from axon_cli.permissions.containment import changed_words, reaches_out
+from axon_cli.permissions.containment import NETWORK, changed_words, reaches_out
 from axon_cli.permissions.modes import changes_nothing
 from axon_cli.permissions.paths import sensitive_reason
 from axon_cli.permissions.shell.facts import command_name, destructive_reason
 from axon_cli.permissions.shell.git_effects import git_effects
+from axon_cli.permissions.shell.loopback import loopback_only
 from axon_cli.permissions.shell.targets import operands
 
 if TYPE_CHECKING:
@@ -76,7 +77,8 @@ def _unit_needs(unit: Unit, ctx: DecisionContext, writes: list[PathFacts]) -> st
                 return f"git {effects.sub} writes {effects.writes_config}"
             if effects.writes_repo:
                 return f"git {effects.sub} writes .git"
-        why = reaches_out(unit.argv) or _pip(unit.argv)
+        own_loopback = name in NETWORK and loopback_only(unit.argv)   # the sandbox's, where its servers are
+        why = None if own_loopback else reaches_out(unit.argv) or _pip(unit.argv)
         if why:
             return why
     for f in writes:

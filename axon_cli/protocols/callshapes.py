@@ -12,10 +12,10 @@ read may be a Python-style literal (``pyliteral.py``): the same shape rules appl
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+from axon_cli.loaders import json_prefix, json_value
 from axon_cli.protocols.pyliteral import python_literal
 
 __all__ = ["whole_reply_calls", "leading_calls", "call_shape"]
@@ -38,7 +38,7 @@ def call_shape(item: Any) -> tuple[str, dict[str, Any]] | None:
     args = item[keys.pop()]
     if isinstance(args, str):   # some models send the arguments as a JSON string
         try:
-            args = json.loads(args) if args.strip() else {}
+            args = json_value(args) if args.strip() else {}
         except ValueError:
             return None
     return (item["name"], args) if isinstance(args, dict) else None
@@ -46,7 +46,6 @@ def call_shape(item: Any) -> tuple[str, dict[str, Any]] | None:
 
 def _values(text: str) -> list[Any] | None:
     """The JSON values ``text`` consists of (separated by whitespace or commas), or None."""
-    decoder = json.JSONDecoder()
     values: list[Any] = []
     i, end = 0, len(text)
     while True:
@@ -57,7 +56,7 @@ def _values(text: str) -> list[Any] | None:
         if text[i] not in "{[":
             return None
         try:
-            value, i = decoder.raw_decode(text, i)
+            value, i = json_prefix(text, i)
         except ValueError:   # one Python-style value: 'quotes', """a file""", r"raw", True
             value, i = python_literal(text[i:]), end
             if value is None:
@@ -122,10 +121,9 @@ def leading_calls(content: str) -> tuple[list[tuple[str, dict[str, Any]]], str, 
                 i += 1
         kind = "fenced ```json"
     else:
-        decoder = json.JSONDecoder()
         while i < len(content) and content[i] in "{[":
             try:
-                value, i = decoder.raw_decode(content, i)
+                value, i = json_prefix(content, i)
             except ValueError:
                 return None
             values.extend(value if isinstance(value, list) else [value])

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import contextlib
 import html
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from axon_cli.loaders import json_prefix, json_value
 from axon_cli.protocols.callshapes import call_shape, leading_calls, whole_reply_calls
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.suggest import unknown_tool_message
@@ -159,13 +159,13 @@ def _take_tagged(body: str, registry: ToolRegistry, out: ParsedCalls, rule: str)
 def _loads_lenient(body: str) -> Any:
     """JSON, or the first JSON value in ``body`` (a model may add a stray brace or a comment)."""
     try:
-        return json.loads(body)
+        return json_value(body)
     except ValueError as first:
         start = min((i for i in (body.find("{"), body.find("[")) if i >= 0), default=-1)
         if start < 0:
             raise ValueError(first.args[0].split(":")[0]) from None
         try:
-            value, _end = json.JSONDecoder().raw_decode(body, start)
+            value, _end = json_prefix(body, start)
             return value
         except ValueError as e:
             raise ValueError(str(e).split(":")[0]) from None
@@ -184,7 +184,7 @@ def _check_item(item: Any, registry: ToolRegistry, shown: str) -> tuple[str, dic
     args = item.get("arguments", item.get("parameters", {}))
     if isinstance(args, str):   # some models send the arguments as a JSON string
         with contextlib.suppress(ValueError):
-            args = json.loads(args) if args.strip() else {}
+            args = json_value(args) if args.strip() else {}
     active = ", ".join(s.name for s in registry.active())
     if registry.get(name) is None:
         return unknown_tool_message(name, args, registry)
@@ -198,7 +198,7 @@ def _check_item(item: Any, registry: ToolRegistry, shown: str) -> tuple[str, dic
 
 def _exact_call(body: str, registry: ToolRegistry) -> tuple[str, dict[str, Any]] | None:
     try:
-        data = json.loads(body)
+        data = json_value(body)
     except ValueError:
         return None
     if (isinstance(data, dict) and set(data) == {"name", "arguments"} and isinstance(data["name"], str)

@@ -10,6 +10,7 @@ where bubblewrap works, else ``off`` with a notice), ``off``, ``read-only``, ``w
 - ``scan``: the bounded, cached directory walk those two use before each command.
 - ``hidden``: credential stores and the project's sensitive files, which read as empty inside.
 - ``mountpoints``: the transient mount point of a ``.git`` that does not exist yet.
+- ``netns``: the session's one loopback-only network namespace, which every command joins.
 - ``text``: what the model is told (the rules the bash tool's description states, a note when the
   sandbox caused a failure).
 """

@@ -3,7 +3,7 @@
 - ``read-only``: the whole filesystem is mounted read-only; ``/tmp`` is a private, writable tmpfs
   (the host's ``/tmp`` is hidden, except — read-only — the project, ``$HOME``, the running Python
   and the installs behind PATH entries, if they live there); fresh ``/dev`` and ``/proc``; no
-  network (own network namespace: only its own loopback); its own pid namespace, so when the
+  network (the session's shared namespace, ``netns``: only loopback); its own pid namespace, so when the
   command's shell ends or is killed, everything it started dies too.
 - ``workspace-write``: as read-only, plus the project root writable — except ``<root>/.git`` and
   ``<root>/.axon``, which stay read-only whether or not they exist yet (see ``mountpoints``), and
@@ -105,16 +105,19 @@ def _hidden_mounts(hidden: Hidden | None, empty: str, allowed: Sequence[str]) ->
 
 def wrap_command(argv: Sequence[str], mode: str, project_root: Path | str, *, home: str | None = None,
                  cwd: Path | str | None = None, bwrap: str | None = None, hidden: Hidden | None = None,
-                 empty: str = "/dev/null", nested: Sequence[str] = (), allowed: Sequence[str] = ()) -> list[str]:
+                 empty: str = "/dev/null", nested: Sequence[str] = (), allowed: Sequence[str] = (),
+                 netns: Sequence[str] = ()) -> list[str]:
     """``argv`` wrapped in a bwrap invocation for ``mode`` (unchanged for ``off``). Pure: the
     protected paths must exist (``confine`` makes them). ``nested``: the project's other ``.git``
-    paths to keep read-only; ``allowed``: sockets the hidden set leaves out (``sockets``)."""
+    paths to keep read-only; ``allowed``: sockets the hidden set leaves out (``sockets``); ``netns``:
+    the command that joins the session's shared network namespace (``netns.prefix``), else the
+    command gets its own."""
     if mode == "off":
         return list(argv)
     if mode not in MODES:
         raise ConfigError(f"unknown sandbox mode {mode!r} (expected one of: {', '.join(CHOICES)})")
     root = os.path.realpath(project_root)
-    args = [bwrap or find_bwrap() or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+    args = [*netns, bwrap or find_bwrap() or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp"]
     for kept in _kept_under_tmp(home, root):
         args += ["--ro-bind", kept, kept]
@@ -123,7 +126,8 @@ def wrap_command(argv: Sequence[str], mode: str, project_root: Path | str, *, ho
     else:
         args += ["--ro-bind", root, root]
     args += _hidden_mounts(hidden, empty, allowed)
-    args += [*NAMESPACE_FLAGS, "--chdir", os.path.realpath(cwd) if cwd else root, "--", *argv]
+    flags = [f for f in NAMESPACE_FLAGS if not (netns and f == "--unshare-net")]   # joined, not unshared
+    args += [*flags, "--chdir", os.path.realpath(cwd) if cwd else root, "--", *argv]
     return args
 
 
@@ -152,7 +156,7 @@ def confine(argv: Sequence[str], mode: str, project_root: Path | str, *, home: s
     if mode == "off":
         yield list(argv)
         return
-    from axon_cli.sandbox import mountpoints
+    from axon_cli.sandbox import mountpoints, netns
 
     root = os.path.realpath(project_root)
     home = home or str(Path.home())
@@ -166,9 +170,10 @@ def confine(argv: Sequence[str], mode: str, project_root: Path | str, *, home: s
         found = nested_git(root)
         missing = [p for p in protected_paths(root) if not os.path.lexists(p)] + found.missing
         nested = found.protected + found.missing
+    bwrap = find_bwrap() or "bwrap"
     with mountpoints.held(missing):
-        yield wrap_command(argv, mode, root, home=home, hidden=hidden, empty=empty_file(), nested=nested,
-                           allowed=allowed)
+        yield wrap_command(argv, mode, root, home=home, bwrap=bwrap, hidden=hidden, empty=empty_file(),
+                           nested=nested, allowed=allowed, netns=netns.prefix(bwrap) or ())
 
 
 def with_sockets(hidden: Hidden, sockets: Sequence[str], root: str, allowed: Sequence[str]) -> Hidden:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from axon_cli.config import Settings
 from axon_cli.errors import LLMError
 from axon_cli.events import Compacted, EventSink, Notice
+from axon_cli.loaders import json_value
 from axon_cli.prompts import load_template
 from axon_cli.session.compaction_text import (
     ELIDED_PREFIX,
@@ -69,7 +70,7 @@ def _call_index(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str
         for call in msg.get("tool_calls") or []:
             fn = call.get("function") or {}
             try:
-                args = json.loads(fn.get("arguments") or "{}")
+                args = json_value(fn.get("arguments") or "{}")
             except ValueError:
                 args = {}
             calls[str(call.get("id"))] = (str(fn.get("name", "")), args if isinstance(args, dict) else {})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from axon_cli.loaders import json_value
 from axon_cli.prompts import load_template
 
 __all__ = ["ELIDED_PREFIX", "SUMMARY_PREFIX", "message_chars", "approx_tokens", "elide_arguments",
@@ -65,7 +66,7 @@ def elide_arguments(message: dict[str, Any], min_chars: int) -> dict[str, Any] |
         raw = str(fn.get("arguments") or "")
         if len(raw) > min_chars:
             try:
-                args = json.loads(raw)
+                args = json_value(raw)
             except ValueError:
                 args = None
             if isinstance(args, dict):
@@ -131,7 +132,7 @@ def files_touched(messages: list[dict[str, Any]]) -> tuple[list[str], list[str]]
         for call in m.get("tool_calls") or []:
             fn = call.get("function") or {}
             try:
-                path = json.loads(fn.get("arguments") or "{}").get("path")
+                path = json_value(fn.get("arguments") or "{}").get("path")
             except (ValueError, AttributeError):
                 continue
             if not isinstance(path, str):

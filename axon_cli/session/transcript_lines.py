@@ -4,11 +4,9 @@ of the shape axon handles is skipped rather than crashed on."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from axon_cli.errors import ConfigError
-from axon_cli.loaders import MAX_DEPTH, check_depth
+from axon_cli.loaders import json_value
 
 __all__ = ["line_object", "valid_message", "int_or_zero"]
 
@@ -16,9 +14,8 @@ __all__ = ["line_object", "valid_message", "int_or_zero"]
 def line_object(raw: str) -> dict[str, Any] | None:
     """One line's JSON object, or None (not JSON, not an object, nested deeper than ``MAX_DEPTH``)."""
     try:
-        obj = json.loads(raw)
-        check_depth(obj, "", MAX_DEPTH)
-    except (ValueError, RecursionError, ConfigError):
+        obj = json_value(raw)
+    except ValueError:
         return None
     return obj if isinstance(obj, dict) else None
 

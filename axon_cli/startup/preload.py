@@ -1,7 +1,9 @@
 """Import the openai SDK on a background thread while the CLI builds settings, tools and session.
 
 The first request needs the SDK (hundreds of milliseconds of imports); nothing before it does.
-``axon chat`` shows its prompt without waiting for it. A failure here is ignored: the request
+``axon run`` starts the thread at once. ``axon chat`` starts it once its prompt is on screen
+(``begin``, called by the REPL): a thread importing beside the main one takes half the interpreter
+and the import lock from the work that shows the prompt, and the user's typing covers the import. A failure here is ignored: the request
 path imports the SDK itself and reports what is wrong.
 
 Two threads importing the same package whose modules import each other in a loop can deadlock
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["start", "SDK_MODULES", "SHARED_FIRST"]
+__all__ = ["start", "begin", "SDK_MODULES", "SHARED_FIRST"]
 
 # Shared with the CLI's own start-up: imported before the thread starts (see the module doc).
 SHARED_FIRST = ("pydantic", "pydantic.main", "pydantic.fields", "pydantic.type_adapter", "pydantic.json_schema",
@@ -25,17 +27,34 @@ SDK_MODULES = ("openai", "httpx2._transports.default",
                "httpx._transports.default")
 
 
+DEFERRED = ("chat",)         # the thread starts when the REPL's prompt is on screen (``begin``)
+_started: list[threading.Thread] = []
+_endpoint: list[str | None] = [None]
+_lock = threading.Lock()
+
+
 def start(argv: list[str]) -> threading.Thread | None:
-    """Start the import for ``run`` and ``chat`` (not for their ``--help``)."""
+    """Start the import for ``run`` (for ``chat``: only the shared modules; ``begin`` starts the
+    thread); nothing for their ``--help``."""
     if not argv or argv[0] not in ("run", "chat") or "--help" in argv or "-h" in argv:
         return None
     _import_all(SHARED_FIRST)
-    from axon_cli.model import tls
+    _endpoint[0] = _named_endpoint(argv)
+    return None if argv[0] in DEFERRED else begin()
 
-    tls.expect(_named_endpoint(argv))
-    thread = threading.Thread(target=_import_sdk, name="axon-sdk-import", daemon=True)
-    thread.start()
-    return thread
+
+def begin() -> threading.Thread:
+    """The SDK import thread, started on the first call (later calls return it)."""
+    with _lock:
+        if not _started:
+            from axon_cli.model import tls
+
+            _import_all(SHARED_FIRST)
+            tls.expect(_endpoint[0] if _endpoint[0] is not None else _named_endpoint([]))
+            thread = threading.Thread(target=_import_sdk, name="axon-sdk-import", daemon=True)
+            thread.start()
+            _started.append(thread)
+        return _started[0]
 
 
 def _named_endpoint(argv: list[str]) -> str | None:

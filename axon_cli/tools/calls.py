@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from axon_cli.loaders import json_value
+
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
@@ -63,7 +65,7 @@ class ToolCall:
         JSON (raised again on every ask)."""
         if "parsed" not in self._memo:
             try:
-                self._memo["parsed"] = json.loads(self.arguments) if self.arguments.strip() else {}
+                self._memo["parsed"] = json_value(self.arguments) if self.arguments.strip() else {}
             except ValueError as e:
                 self._memo["parsed"] = e
         value = self._memo["parsed"]

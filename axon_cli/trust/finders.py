@@ -15,12 +15,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from axon_cli.permissions.modes import DEFAULT_RANK, MODES
+from axon_cli.permissions.modes import rank
 from axon_cli.trust.items import WideningItem
 
-__all__ = ["Baseline", "Found", "Finder", "Where", "MODE_ORDER", "SANDBOX_ORDER"]
+__all__ = ["Baseline", "Found", "Finder", "Where", "SANDBOX_ORDER"]
 
-MODE_ORDER = {mode: i for i, mode in enumerate(MODES)}
 SANDBOX_ORDER = {"off": 0, "auto": 1, "workspace-write": 1, "read-only": 2}
 _MODE_EFFECT = {"plan": "web fetches may run once you approve them",     # wider than read-only only
                 "default": "calls that change things may run once you approve them",
@@ -54,7 +53,7 @@ def _canonical(value: Any) -> str:
 
 def _mode(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     value = data.get("mode")
-    if isinstance(value, str) and value in _MODE_EFFECT and MODE_ORDER[value] > MODE_ORDER.get(base.mode, DEFAULT_RANK):
+    if isinstance(value, str) and value in _MODE_EFFECT and rank(value) > rank(base.mode):
         yours = "" if base.mode == "default" else f' (yours: "{base.mode}")'
         yield Found(WideningItem("mode", source, source, f'mode = "{value}"{yours}: {_MODE_EFFECT[value]}', value),
                     ("mode",))

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from axon_cli.trust.finders import (
-    MODE_ORDER,
     SANDBOX_ORDER,
     Baseline,
     Finder,
@@ -43,7 +42,7 @@ from axon_cli.trust.items import WideningItem, with_pins
 from axon_cli.trust.pins import diagnostics_files, hook_files, pin, server_files
 
 __all__ = ["CONFIG", "PERMISSIONS", "MCP_JSON", "CLAUDE_SETTINGS", "CLAUDE_LOCAL", "JSON_SOURCES", "SOURCES", "Baseline",
-           "Found", "Kind", "KINDS", "find", "keep_trusted", "allow_item", "MODE_ORDER", "SANDBOX_ORDER"]
+           "Found", "Kind", "KINDS", "find", "keep_trusted", "allow_item", "SANDBOX_ORDER"]
 
 CONFIG = ".axon/config.toml"
 PERMISSIONS = ".axon/permissions.toml"

@@ -15,7 +15,6 @@ from collections.abc import Callable
 
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
-from rich.syntax import Syntax
 from rich.text import Text
 
 from axon_cli.events import ApprovalAnswer, ApprovalRequest, InputAnswer, InputRequest
@@ -32,6 +31,8 @@ def _looks_like_diff(text: str) -> bool:
 
 
 def _body(request: ApprovalRequest) -> RenderableType:
+    from rich.syntax import Syntax  # pygments: loaded with the first confirmation, not before the prompt
+
     preview = request.preview.strip("\n")
     if preview and _looks_like_diff(preview):
         return diff_text(preview, max_lines=40)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -54,10 +53,13 @@ def open_runtime(loaded: LoadedSettings, root: Path, approver: Approver, cont: b
     return open_session(loaded, root, approver, cont=cont, resume=resume, fork_busy=True)
 
 
-def _warm_up() -> None:
-    """Import the HTTP client while the user types, so the first answer starts sooner."""
+def _warm_up(*_: Any) -> None:
+    """Import the HTTP client while the user types, so the first answer starts sooner (called once
+    the prompt is on screen: before, it would slow what shows it)."""
+    from axon_cli.startup import preload
+
     with contextlib.suppress(Exception):
-        import openai  # noqa: F401
+        preload.begin()
 
 
 class Repl:
@@ -98,7 +100,6 @@ class Repl:
         self.view.sync()   # the start's notices are on screen before the prompt
 
     def start(self, cont: bool, resume: str | None) -> None:
-        threading.Thread(target=_warm_up, daemon=True, name="axon-warmup").start()
         if resume == "":
             resume = self._pick_session()
         rt = open_runtime(self.loaded, self.project_root, self.approver, cont=cont, resume=resume)
@@ -137,7 +138,6 @@ class Repl:
 
     def set_mode(self, mode: str) -> None:
         self.rt.policy.set_mode(mode)
-        self.rt.llm.settings.mode = mode  # type: ignore[assignment]
 
     def cycle_mode(self) -> None:
         """Shift-Tab: default → accept-edits → plan → default (the prompt line shows the mode)."""
@@ -182,6 +182,8 @@ class Repl:
         if self.tty:
             ctrl_c_interrupts()
         read = self._tty_reader() if self.tty else self._plain_reader
+        if not self.tty:
+            _warm_up()
         interrupts = 0
         while self.running:
             self.refresh_status()
@@ -269,6 +271,7 @@ class Repl:
 
         completer = ReplCompleter(self.project_root, lambda: command_names(self))
         session = make_session(self.state_dir / "history", completer, self.toolbar, self.cycle_mode)
+        session.app.after_render += _warm_up        # once the first prompt is drawn (then a no-op)
         return lambda: session.prompt(lambda: FormattedText(prompt_fragments(self.current_mode())))
 
     def _plain_reader(self) -> str:

@@ -49,7 +49,7 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     if telemetry is not None:
         rt.bus.subscribe(telemetry)
     rt.bus(SessionStarted(session_id=rt.session_id, model=loaded.settings.model, cwd=str(project_root),
-                          mode=loaded.settings.mode, tools=[s.name for s in rt.registry.active()],
+                          mode=rt.policy.mode, tools=[s.name for s in rt.registry.active()],
                           endpoint=endpoint_address(loaded.settings.base_url)))
     try:
         result = _run(rt, task, max_turns, command)

@@ -1,12 +1,15 @@
 """``axon run``'s arguments and body, shared by the typer command and the fast path that skips typer.
 
+``RUN_OPTIONS`` is the one description of ``axon run``'s options: the fast path's tables below and the
+typer command (``cli.py`` builds its signature from it) are both made from it.
+
 Importing typer and building the command tree costs a few tens of milliseconds, which ``axon run``
 pays on every start (the ``axon run hi`` row of bench/run). ``parse_run_argv`` reads the common
 shapes of ``axon run``'s arguments itself: ``--flag``, ``--option VALUE``, ``--option=VALUE``,
 ``-m VALUE``, one TASK anywhere. Anything else (``--help``, an unknown or combined flag, a value
 that looks like a flag, a second TASK, a bad number, ``--``) returns None, and typer reads the
 arguments and reports the mistake in its own words. ``tests/ui/test_run_entry.py`` holds the
-tables below against typer's own definition of the command, so the two cannot drift apart.
+tables below against typer's own definition of the command.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from typing import Any
 
 from axon_cli.ui.command_support import fail, guard, load, project_root, setup_logging
 
-__all__ = ["RunArgs", "parse_run_argv", "run", "VALUE_OPTIONS", "FLAG_OPTIONS"]
+__all__ = ["RunArgs", "RunOption", "RUN_OPTIONS", "TASK_HELP", "RUN_HELP", "option", "parse_run_argv", "run",
+           "VALUE_OPTIONS", "FLAG_OPTIONS"]
 
 
 @dataclass(frozen=True)
@@ -40,12 +44,48 @@ class RunArgs:
     trust: bool = False
 
 
-# option spelling -> parameter; every spelling typer accepts for the command (held against it by a test)
-VALUE_OPTIONS = {"--model": "model", "-m": "model", "--base-url": "base_url", "--mode": "mode",
-                 "--sandbox": "sandbox", "--tool-protocol": "tool_protocol", "--max-turns": "max_turns",
-                 "--output-format": "output_format", "--resume": "resume", "-r": "resume", "--command": "command"}
-FLAG_OPTIONS = {"--yes": "yes", "-y": "yes", "--continue": "cont", "-c": "cont", "--debug": "debug",
-                "--trust": "trust"}
+@dataclass(frozen=True)
+class RunOption:
+    """One option of ``axon run``: the ``RunArgs`` field it sets, its spellings, its help; a flag, or
+    a value (an integer with ``minimum`` when it has one)."""
+
+    param: str
+    spellings: tuple[str, ...]
+    help: str
+    flag: bool = False
+    minimum: int | None = None
+    default: str | None = None        # a value option's default (a flag's is False)
+
+
+RUN_HELP = "Run one task non-interactively and print the answer."
+TASK_HELP = "The task ('-' or omitted with piped stdin: read from stdin); with --command, the command's arguments."
+RUN_OPTIONS: tuple[RunOption, ...] = (
+    RunOption("model", ("--model", "-m"), "Model name (env AXON_MODEL)."),
+    RunOption("base_url", ("--base-url",), "OpenAI-compatible endpoint (env OPENAI_BASE_URL)."),
+    RunOption("mode", ("--mode",), "Permission mode: read-only | plan | default | accept-edits | auto | yolo."),
+    RunOption("sandbox", ("--sandbox",), "auto | off | read-only | workspace-write (default auto: "
+              "workspace-write where bubblewrap works)."),
+    RunOption("tool_protocol", ("--tool-protocol",), "native | text | auto (text: for small local models)."),
+    RunOption("yes", ("--yes", "-y"), "Approve every call that would ask (never a deny).", flag=True),
+    RunOption("max_turns", ("--max-turns",), "Stop after N model requests (default 50; exit code 3).", minimum=1),
+    RunOption("output_format", ("--output-format",), "text | json | stream-json.", default="text"),
+    RunOption("cont", ("--continue", "-c"), "Continue this project's latest session.", flag=True),
+    RunOption("resume", ("--resume", "-r"), "Continue session ID (see `axon sessions`)."),
+    RunOption("command", ("--command",), "Run custom command NAME (.axon/commands/NAME.md or "
+              ".claude/commands/NAME.md); TASK is its $ARGUMENTS."),
+    RunOption("debug", ("--debug",), "Write a debug log to .axon/debug.log.", flag=True),
+    RunOption("trust", ("--trust",), "Trust this folder's settings for this run only (env AXON_TRUST=1).", flag=True),
+)
+
+
+def option(param: str) -> RunOption:
+    """The option that sets ``param`` (commands sharing one, e.g. ``--model``, take it from here)."""
+    return next(o for o in RUN_OPTIONS if o.param == param)
+
+
+# option spelling -> parameter, for the fast path
+VALUE_OPTIONS = {s: o.param for o in RUN_OPTIONS if not o.flag for s in o.spellings}
+FLAG_OPTIONS = {s: o.param for o in RUN_OPTIONS if o.flag for s in o.spellings}
 
 
 def parse_run_argv(argv: list[str]) -> RunArgs | None:

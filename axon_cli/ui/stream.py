@@ -20,7 +20,6 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
-from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.spinner import Spinner
 from rich.text import Text
@@ -54,6 +53,14 @@ from axon_cli.ui.render import (
 from axon_cli.ui.render_thread import RenderThread
 
 __all__ = ["StreamView"]
+
+
+def _markdown(text: str) -> RenderableType:
+    """``rich.markdown.Markdown`` (markdown-it and its rules load with the first answer, not before
+    the prompt)."""
+    from rich.markdown import Markdown
+
+    return Markdown(text)
 
 
 class _Tail:
@@ -192,7 +199,7 @@ class StreamView(RenderThread):
             self.console.print()
         self._blocks += 1
         if self.markdown:
-            self.console.print(Markdown(text.strip("\n")))
+            self.console.print(_markdown(text.strip("\n")))
         else:
             self.console.print(Text(text.strip("\n")), soft_wrap=True)
 
@@ -254,7 +261,7 @@ class StreamView(RenderThread):
         parts: list[RenderableType] = []
         max_lines = max(3, self.console.height - 4 - len(running))
         if tail.strip():
-            parts.append(_Tail(Markdown(tail) if self.markdown else Text(tail), max_lines))
+            parts.append(_Tail(_markdown(tail) if self.markdown else Text(tail), max_lines))
         now = time.monotonic()
         for label, started, spinner in running:
             spinner.update(text=running_line(label, now - started))

@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 try:  # mcp 2.x
     from mcp.server.mcpserver import MCPServer
@@ -112,9 +113,10 @@ async def ask_name(ctx: Context) -> str:  # type: ignore[type-arg]
 
 @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
 def image() -> list[object]:
-    """Return a small PNG picture and a caption."""
+    """Return a small PNG picture and a caption (the file DEMO_IMAGE names instead, when set)."""
+    picture = Path(os.environ["DEMO_IMAGE"]).read_bytes() if os.environ.get("DEMO_IMAGE") else PIXEL
     return [TextContent(type="text", text="a red pixel"),
-            ImageContent(type="image", data=base64.b64encode(PIXEL).decode(), mime_type="image/png")]
+            ImageContent(type="image", data=base64.b64encode(picture).decode(), mime_type="image/png")]
 
 
 @server.tool(annotations=ToolAnnotations(readOnlyHint=True))

@@ -24,6 +24,7 @@ def typer_reads(argv: list[str]) -> dict[str, object]:
 
 
 def test_the_tables_name_every_option_of_the_typer_command_and_no_other() -> None:
+    """The fast path's tables and typer's command are both made from RUN_OPTIONS: this holds the two readings."""
     flags: dict[str, str] = {}
     values: dict[str, str] = {}
     for param in run_command().params:

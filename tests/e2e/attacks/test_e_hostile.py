@@ -15,6 +15,8 @@ Attacks (loader x hostile bytes):
   e_command_bytes                           .axon/commands/x.md not UTF-8, ``--command x``
   e_agent_deep                              .axon/agents/x.md front matter 50,000 deep
   e_skill_bytes                             .axon/skills/x/SKILL.md not UTF-8
+  e_claude_settings_deep, e_claude_local_bytes  .claude/settings.json 50,000 deep, settings.local.json not UTF-8
+  e_user_claude_settings_deep               ~/.claude/settings.json 50,000 deep
 and file names that are not UTF-8 (a file ``\\xff\\xfe-….txt``):
   e_name_listing     list_files + search_files over it; the run's other edit stays; then --continue
   e_name_undo        the model creates such a file and edits a.txt; ``axon undo`` restores a.txt
@@ -55,6 +57,9 @@ HOSTILE = {
     "e_agent_deep": (".axon/agents/x.md", b"---\ndescription: d\ntools: " + b"[" * DEEP + b"]" * DEEP + b"\n---\nhi\n",
                      ("hi",)),
     "e_skill_bytes": (".axon/skills/x/SKILL.md", b"---\nname: x\ndescription: " + BAD + b"---\n" + BAD, ("hi",)),
+    "e_claude_settings_deep": (".claude/settings.json", b'{"hooks": ' + DEEP_JSON + b"}", ("hi",)),
+    "e_claude_local_bytes": (".claude/settings.local.json", b'{"hooks": "' + BAD.strip() + b'"}', ("hi",)),
+    "e_user_claude_settings_deep": ("~/.claude/settings.json", b'{"hooks": ' + DEEP_JSON + b"}", ("hi",)),
 }
 
 

@@ -133,9 +133,11 @@ def test_without_a_sandbox_a_checker_script_the_model_rewrote_does_not_run(serve
 
 
 def _language_server_on_path(tmp: Path) -> dict[str, str]:
-    """``bash-language-server`` on PATH: the fake server of this folder."""
-    fake = Path(__file__).with_name("fake_language_server.py")
+    """``bash-language-server`` on PATH: the fake server of this folder, copied beside it (an install
+    on PATH is what the sandbox keeps visible; this checkout may live under /tmp, which it hides)."""
     bin_dir = tmp / "bin"
+    fake = bin_dir / "fake_language_server.py"
+    _write(fake, Path(__file__).with_name("fake_language_server.py").read_text())
     _write(bin_dir / "bash-language-server", f'#!/bin/sh\nexec "{sys.executable}" "{fake}"\n')
     (bin_dir / "bash-language-server").chmod(0o755)
     return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "FAKE_LS_CANARY": str(tmp / "ls-canary")}

@@ -266,8 +266,9 @@ def test_ctrl_c_on_empty_prompt_twice_exits(chat):
     c.send(CTRL_C)                     # clears the line
     c.send(CTRL_C)
     c.expect("press Ctrl-C again")
+    c.prompt()                         # the next prompt is up: a Ctrl-C before it is a signal between prompts
     c.send(CTRL_C)
-    c.child.expect(pexpect.EOF, timeout=30)
+    c.child.expect(pexpect.EOF, timeout=60)
     c.child.close()
     assert c.child.exitstatus == 0
     assert os.path.exists(c.child.cwd or ".")

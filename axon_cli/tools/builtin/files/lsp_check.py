@@ -26,6 +26,7 @@ import uuid
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from axon_cli.loaders import json_value
 from axon_cli.tools.builtin.files.diagnostics import Problem, new_problems, report
 from axon_cli.tools.spec import CallEnv, ToolContext
 
@@ -207,7 +208,7 @@ def _read_messages(stream: IO[bytes], inbox: queue.Queue[dict[str, Any] | None])
                     length = int(value.strip())
             if length is None or length > 16 * 1024 * 1024:
                 return
-            message = json.loads(stream.read(length))
+            message = json_value(stream.read(length))
             if isinstance(message, dict):
                 inbox.put(message)
     except (OSError, ValueError):

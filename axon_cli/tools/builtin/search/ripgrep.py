@@ -91,12 +91,13 @@ def _run(args: list[str], cwd: Path, check: Callable[[], None]) -> Iterator[byte
 
 
 def list_files_rg(base: Path, check: Callable[[], None]) -> list[str]:
-    """Every file rg lists under ``base`` (absolute paths), read in large blocks, virtualenvs
+    """Every file rg lists under the directory ``base``, as paths relative to it (rg is given no
+    path, so it prints them so: nothing to strip per path), read in large blocks, virtualenvs
     (directories holding a ``pyvenv.cfg``) left out."""
     rg = find_rg()
     if rg is None:
         raise ToolError("ripgrep is not available")
-    proc = subprocess.Popen([rg, "--files", *_RG_FILTERS, "--", str(base)], cwd=base, stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen([rg, "--files", *_RG_FILTERS], cwd=base, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     blocks: list[bytes] = []
     try:
@@ -109,16 +110,16 @@ def list_files_rg(base: Path, check: Callable[[], None]) -> list[str]:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
-    paths = os.fsdecode(b"".join(blocks)).splitlines()
-    return _without_virtualenvs(paths, str(base))
+    raw = b"".join(blocks)
+    paths = os.fsdecode(raw).splitlines()
+    return _without_virtualenvs(paths) if b"pyvenv.cfg" in raw else paths
 
 
-def _without_virtualenvs(paths: list[str], base: str) -> list[str]:
-    """``paths`` minus those inside a virtualenv below ``base`` (found by the pyvenv.cfg rg listed)."""
-    prefix = base.rstrip(os.sep) + os.sep
+def _without_virtualenvs(paths: list[str]) -> list[str]:
+    """``paths`` (relative) minus those inside a virtualenv below their base (found by the
+    pyvenv.cfg rg listed)."""
     marker = os.sep + "pyvenv.cfg"
-    venvs = tuple(p[:-len(marker)] + os.sep for p in paths
-                  if p.endswith(marker) and p.startswith(prefix) and len(p) - len(marker) > len(prefix) - 1)
+    venvs = tuple(p[:-len(marker)] + os.sep for p in paths if p.endswith(marker))
     if not venvs:
         return paths
     return [p for p in paths if not p.startswith(venvs)]

@@ -91,21 +91,40 @@ def _relative(ctx: ToolContext) -> Callable[[str], str]:
     return lambda p: escape_surrogates(p[len(root):] if p.startswith(root) else ctx.relative(Path(p)))
 
 
+def _listed_rg(ctx: ToolContext, base: Path, names: list[str], pattern: str | None) -> list[tuple[str, str]]:
+    """(shown path, name) of ``names`` (relative to ``base``, as rg lists them) that match
+    ``pattern``; the work per path is one join at most (a listing may hold 50,000 names)."""
+    from axon_cli.textsafe import escape_surrogates
+    from axon_cli.tools.builtin.search.walk import compile_glob
+
+    if pattern:
+        match = compile_glob(pattern)
+        names = [n for n in names if match(n if os.sep == "/" else n.replace(os.sep, "/"))]
+    full, root = str(base).rstrip(os.sep) + os.sep, str(ctx.project_root).rstrip(os.sep) + os.sep
+    prefix = full[len(root):] if full.startswith(root) else ctx.relative(base).rstrip("/") + "/"
+    shown = [prefix + n for n in names] if prefix else names
+    if not all(n.isascii() for n in shown):
+        shown = [escape_surrogates(n) for n in shown]
+    return list(zip(shown, names, strict=True))
+
+
 def list_paths(ctx: ToolContext, path: str, pattern: str | None, backend: str | None = None) -> ToolOutput:
     from axon_cli.tools.builtin.search.ripgrep import choose_backend, file_is_binary, list_files_rg
     from axon_cli.tools.builtin.search.walk import walk_files
 
     base = _base(ctx, path)
     files: Iterable[str]
-    relative = _relative(ctx)
-    if choose_backend(backend) == "rg":
-        files = list_files_rg(base, ctx.check_cancelled)
+    within = ""                              # what makes a listed name a path to open
+    if choose_backend(backend) == "rg" and base.is_dir():
+        listed = _listed_rg(ctx, base, list_files_rg(base, ctx.check_cancelled), pattern)
+        within = str(base).rstrip(os.sep) + os.sep
     else:
         files = walk_files(base, ctx.check_cancelled)
-    if pattern:
-        keep = _glob_filter(base, pattern)
-        files = [p for p in files if keep(p)]
-    listed = [(relative(p), p) for p in files]
+        if pattern:
+            keep = _glob_filter(base, pattern)
+            files = [p for p in files if keep(p)]
+        relative = _relative(ctx)
+        listed = [(relative(p), p) for p in files]
     total = len(listed)
     shown: list[str] = []
     # Sorted, then sniffed for binary content only as far as shown: a listing of 50,000 files
@@ -113,7 +132,7 @@ def list_paths(ctx: ToolContext, path: str, pattern: str | None, backend: str | 
     for rel, full in heapq.nsmallest(2 * MAX_FILES, listed) if total > 2 * MAX_FILES else sorted(listed):
         if len(shown) == MAX_FILES:
             break
-        if file_is_binary(full):
+        if file_is_binary(within + full):
             total -= 1
         else:
             shown.append(rel)

@@ -2,8 +2,9 @@
 
 A server or watcher run in the foreground holds the turn until its timeout; when such a command
 (by its words: ``http.server``, ``npm run dev``, ``--watch``, ``tail -f`` …) times out, the result
-says to run it with ``run_in_background``. A background job under the sandbox has the sandbox's own
-network namespace, so the start result says who can reach the ports it opens.
+says to run it with ``run_in_background``. A background job under the sandbox is in the session's
+loopback-only network (or, where that cannot be shared, its own), so the start result says who can
+reach the ports it opens.
 """
 
 from __future__ import annotations
@@ -29,10 +30,14 @@ def looks_long_running(command: str) -> bool:
     return bool(_LONG_RUNNING.search(command))
 
 
-def background_note(sandbox_mode: str, may_leave: bool) -> str:
-    """What a job started under ``sandbox_mode`` should know about its network, or ""."""
+def background_note(sandbox_mode: str, may_leave: bool, shared_network: bool = False) -> str:
+    """What a job started under ``sandbox_mode`` should know about its network, or "".
+    ``shared_network``: the session's sandboxed commands share one loopback-only namespace."""
     if sandbox_mode == "off":
         return ""
+    if shared_network:
+        return ("[sandbox: ports this job opens are reachable on 127.0.0.1 from the session's other "
+                "sandboxed bash calls, not from outside the sandbox; there is no outside network.]")
     how = (" To serve other commands, start it with outside_sandbox=true (that asks first)."
            if may_leave else "")
     return ("[sandbox: this job has the sandbox's own network, so ports it opens are reachable only from "

@@ -93,9 +93,10 @@ def run_command(command: str, ctx: ToolContext, timeout: float, status: SandboxS
         except OSError as e:
             raise ToolError(f"could not prepare the sandbox: {e.strerror or e}") from None
         if background:           # the job holds the sandbox's mount points until it ends
+            from axon_cli.sandbox import netns
             from axon_cli.tools.builtin.shell.background import start_job
             return start_job(command, argv, env, run_id, ctx, stack.pop_all(),
-                             background_note(mode, _may_leave(status, ctx.call, mode)))
+                             background_note(mode, _may_leave(status, ctx.call, mode), netns.active()))
         return _run(argv, env, run_id, ctx, timeout, mode, _may_leave(status, ctx.call, mode), command)
 
 
