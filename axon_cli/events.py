@@ -106,13 +106,14 @@ class PermissionDecision(Event):
 
 
 class Usage(Event):
-    """One model request's tokens (``cached_tokens``: of the prompt, when the server says), its
-    latency, and the session's totals and cost so far."""
+    """One model request's tokens (None when the server did not report them; ``cached_tokens``: of
+    the prompt, when the server says), its latency, and the session's totals (of the requests whose
+    usage was reported) and cost so far (None when unknown)."""
 
     type: Literal["usage"] = "usage"
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    total_tokens: int = 0
+    prompt_tokens: int | None = 0
+    completion_tokens: int | None = 0
+    total_tokens: int | None = 0
     cached_tokens: int | None = None
     model: str = ""
     latency_ms: int = 0

@@ -40,6 +40,7 @@ class Reply:
     chunk_size: int = 7                      # characters per content / argument fragment
     call_ids: list[str] | None = None        # ids to send for the tool calls (default: unique ones)
     empty_stream: bool = False               # a streaming request gets 200, a ping comment, then the end
+    no_usage: bool = False                   # send no usage (a server ignoring stream_options.include_usage)
 
 
 def text_reply(content: str, **kw: Any) -> Reply:
@@ -288,7 +289,7 @@ class ScriptedServer:
                 events.append(self._chunk({"tool_calls": [{"index": index,
                                                            "function": {"arguments": text[i:i + n]}}]}))
         events.append(self._chunk({}, self._finish(reply)))
-        if (body.get("stream_options") or {}).get("include_usage"):
+        if (body.get("stream_options") or {}).get("include_usage") and not reply.no_usage:
             events.append(json.dumps({"id": "chatcmpl-test", "object": "chat.completion.chunk",
                                       "created": int(time.time()), "model": self.model, "choices": [],
                                       "usage": self._usage(reply, body)}))

@@ -121,13 +121,15 @@ def _add_usage(parts: SessionParts, llm: LLMClient) -> None:
     with parts.usage_lock:
         parts.llm.usage.prompt_tokens += llm.usage.prompt_tokens
         parts.llm.usage.completion_tokens += llm.usage.completion_tokens
+        parts.llm.usage.unreported += llm.usage.unreported
 
 
 def _output(result: RunResult, definition: AgentDefinition, sink: ProgressSink, llm: LLMClient) -> ToolOutput:
     usage = llm.usage
     stats = (f"{sink.turns} turn{'s' if sink.turns != 1 else ''}, {sink.tool_calls} tool call"
-             f"{'s' if sink.tool_calls != 1 else ''}, {usage.prompt_tokens} prompt + "
-             f"{usage.completion_tokens} completion tokens")
+             f"{'s' if sink.tool_calls != 1 else ''}, "
+             + ("tokens not reported by the endpoint" if usage.unreported else
+                f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens"))
     if result.stop_reason == "interrupted":
         raise Cancelled()
     if result.stop_reason == "error":

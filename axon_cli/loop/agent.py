@@ -234,8 +234,10 @@ class Agent(ToolCalls):
             self.emit(AssistantDelta(text=rest))
         debuglog.log_reply(turn)
         u = self.llm.usage
-        self.emit(Usage(prompt_tokens=turn.prompt_tokens, completion_tokens=turn.completion_tokens,
-                        total_tokens=turn.prompt_tokens + turn.completion_tokens,
+        said = turn.usage_reported
+        self.emit(Usage(prompt_tokens=turn.prompt_tokens if said else None,
+                        completion_tokens=turn.completion_tokens if said else None,
+                        total_tokens=turn.prompt_tokens + turn.completion_tokens if said else None,
                         cached_tokens=turn.cached_tokens, model=self.llm.settings.model, latency_ms=latency_ms,
                         session_prompt_tokens=u.prompt_tokens, session_completion_tokens=u.completion_tokens,
                         cost_usd=self.callbacks.cost(self), response_id=turn.response_id,

@@ -7,6 +7,11 @@ The SDK's own retries are off (``max_retries=0``): every attempt is counted here
 A streaming request answered with an empty stream (HTTP 200, then nothing: llama-cpp-python with
 tools) or an error naming streaming is sent once more without streaming; if that works, the rest of
 the session does not stream (a Notice says so) and each reply is shown as one delta.
+
+How long a request may take, and how large its reply may be, is ``reply_deadline``'s: each attempt
+ends ``request_timeout`` seconds after the reply last made progress, and no attempt starts (nor
+waits) past ``request_timeout × max_attempts`` from the request's start. A reply of any shape —
+not JSON, broken SSE, HTML from a proxy, silence — ends as an ``LLMError``, never another exception.
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ from axon_cli.model.llm_http import (
     dropped_connection,
     is_transport_error,
     names_streaming,
+    not_connected,
     retry_after,
+    unreadable,
 )
 from axon_cli.model.llm_replies import _NoStream, _replay, _Retryable, assemble, plain_turn
 from axon_cli.model.refusals import (
@@ -40,6 +47,7 @@ from axon_cli.model.refusals import (
     refuses_images,
     refuses_null_content,
 )
+from axon_cli.model.reply_deadline import ReplyClock, ReplyTimeout
 from axon_cli.model.turns import AssistantTurn, SessionUsage
 from axon_cli.vision import accepts_images, carries_images, without_images
 
@@ -69,6 +77,7 @@ class LLMClient:
         self.no_images: set[str] = set()   # models the endpoint said take no images (this session)
         self._sleep = sleep
         self._client: Any = None
+        self.clock = ReplyClock(settings.request_timeout)
 
     # -- client --------------------------------------------------------------------------------
     def _get_client(self) -> Any:
@@ -83,8 +92,10 @@ class LLMClient:
 
             from axon_cli.model import tls
 
+            http = tls.http_client() or openai.DefaultHttpxClient()
+            http.event_hooks = {**http.event_hooks, "response": [*http.event_hooks["response"], self.clock.watch]}
             self._client = openai.OpenAI(api_key=key, base_url=s.base_url or None, timeout=s.request_timeout,
-                                         max_retries=0, http_client=tls.http_client())
+                                         max_retries=0, http_client=http)
             from axon_cli.model import gcpause
 
             gcpause.resume()      # start-up is over (``axon run`` paused the collector until now)
@@ -102,16 +113,23 @@ class LLMClient:
                  on_reasoning: Callable[[str], None] | None = None) -> AssistantTurn:
         attempts = self.settings.max_attempts
         attempt = 0
+        self._get_client()     # the SDK's import (a thread at start-up) is not the endpoint's time
+        self.clock.begin(self.settings.request_timeout, attempts)
         while True:
             attempt += 1
+            self.clock.attempt()
             try:
                 turn = self._stream_once(messages, tools, on_text, on_reasoning)
                 self.usage.add(turn)
                 return turn
-            except _Retryable as e:
+            except (_Retryable, ReplyTimeout) as e:
                 if attempt >= attempts:
                     raise LLMError(f"model request failed after {attempt} attempts: {e}") from None
-                delay = self._delay(attempt, e.retry_after)
+                delay = self._delay(attempt, getattr(e, "retry_after", None))
+                if delay >= self.clock.left():
+                    raise LLMError(f"model request failed after {attempt} attempt{'s' if attempt > 1 else ''}: {e} "
+                                   f"(no time for another within request_timeout × max_attempts = "
+                                   f"{self.settings.request_timeout * attempts:g} s)") from None
                 self.emit(Retrying(attempt=attempt, max_attempts=attempts, delay_s=round(delay, 2),
                                    reason=str(e)))
                 log.info("retrying in %.2fs after: %s", delay, e)
@@ -151,12 +169,12 @@ class LLMClient:
 
         try:
             try:
-                return _post(self._get_client(), _request_body(params, self.null_content))
+                return _post(self._get_client(), _request_body(params, self.null_content), self.clock.read_timeout())
             except UnicodeEncodeError:     # a lone surrogate (a model's "\ud800"): the SDK cannot encode it
                 from axon_cli.textsafe import escape_surrogates_in
 
                 params["messages"] = escape_surrogates_in(params["messages"])
-                return _post(self._get_client(), _request_body(params, self.null_content))
+                return _post(self._get_client(), _request_body(params, self.null_content), self.clock.read_timeout())
         except openai.APIStatusError as e:
             if (refuses_images(self, e, params) or drop_unsupported_param(self, e, params)
                     or refuses_null_content(self, e, params)):
@@ -165,12 +183,15 @@ class LLMClient:
                 raise _NoStream(f"HTTP {e.status_code}: {api_message(e)}") from None
             raise self._status_error(e) from None
         except openai.APITimeoutError:
-            raise _Retryable("request timed out") from None
+            raise _Retryable(f"the endpoint did not answer within {self.clock.request_timeout:g} s") from None
         except openai.APIConnectionError as e:
             if params.get("stream") and dropped_connection(e):
                 raise _NoStream(f"the server dropped the streaming request: {cause(e)}") from None
-            raise _Retryable(f"cannot connect to {hide_userinfo(self.settings.base_url or 'api.openai.com')} "
-                             f"({cause(e)})") from None
+            where = hide_userinfo(self.settings.base_url or "api.openai.com")
+            raise _Retryable(f"cannot connect to {where} ({cause(e)})" if not_connected(e)
+                             else f"no usable reply from {where} ({cause(e)})") from None
+        except ValueError as e:   # a 200 whose body is not JSON (or not UTF-8)
+            raise _Retryable(unreadable(e)) from None
 
     def _stream_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                      on_text: Callable[[str], None] | None,
@@ -186,6 +207,8 @@ class LLMClient:
                 return self._stream_once(messages, tools, on_text, on_reasoning)
             try:
                 return assemble(self, stream, on_text, on_reasoning)
+            except ValueError as e:      # a data: line that is not JSON, or not UTF-8
+                raise _Retryable(unreadable(e)) from None
             finally:
                 with contextlib.suppress(Exception):
                     stream.close()
@@ -214,6 +237,7 @@ class LLMClient:
             with contextlib.suppress(Exception):
                 self._client.close()
             self._client = None
+        self.clock.attempt()
         turn = self._plain_once(messages, tools, None, None)
         self.streaming = False
         self.emit(Notice(message=f"the endpoint did not stream this request ({why[:120]}); "
@@ -267,7 +291,7 @@ def _request_body(params: dict[str, Any], null_content: bool = True) -> dict[str
     return {**params, "messages": [{**m, "content": ""} if null_call_content(m) else m for m in params["messages"]]}
 
 
-def _post(client: Any, body: dict[str, Any]) -> Any:
+def _post(client: Any, body: dict[str, Any], timeout: float) -> Any:
     """``POST /chat/completions`` through the SDK client's public ``post``: the request, headers,
     bearer auth, retries off, errors and the stream are the SDK's, exactly as ``chat.completions.create``
     makes them, without importing that resource (its structured-output and pagination helpers cost
@@ -276,4 +300,5 @@ def _post(client: Any, body: dict[str, Any]) -> Any:
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
     return client.post("/chat/completions", body=body, cast_to=ChatCompletion, stream=bool(body.get("stream")),
-                       stream_cls=Stream[ChatCompletionChunk], options={"security": {"bearer_auth": True}})
+                       stream_cls=Stream[ChatCompletionChunk],
+                       options={"security": {"bearer_auth": True}, "timeout": timeout})

@@ -1,15 +1,23 @@
-"""Helpers of the model client: reading error responses and Retry-After, classifying transport
-errors, and turning a non-streaming ChatCompletion into an AssistantTurn's parts."""
+"""Helpers of the model client: reading error responses (JSON, or a proxy's HTML page as its title)
+and Retry-After (any garbage: None), and classifying transport and decoding errors."""
 
 from __future__ import annotations
 
 import email.utils
+import html
 import json
+import math
+import re
 import time
 from typing import Any
 
 __all__ = ["dropped_connection", "empty_error", "extra_field", "api_message", "retry_after", "cause", "is_transport_error",
-           "names_streaming"]
+           "names_streaming", "not_connected", "unreadable", "page_text"]
+
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.I | re.S)
+_SKIPPED = re.compile(r"<(script|style|head)\b.*?</\1\s*>", re.I | re.S)
+_TAG = re.compile(r"<[^>]*>")
+PAGE_CHARS = 120
 
 
 def empty_error(message: str) -> bool:
@@ -45,27 +53,51 @@ def api_message(e: Any) -> str:
                         return str(err["message"])[:300]
             except ValueError:
                 pass
-            return text.strip().splitlines()[0][:300]
+            return page_text(text)
     except Exception:
         pass
     return str(getattr(e, "message", e))[:300]
 
 
+def page_text(text: str) -> str:
+    """A short readable line for a body that is not an API error: an HTML page's title, else its
+    first words; anything else, its first line (trimmed)."""
+    head = text.lstrip()[:2000].lower()
+    if head.startswith("<") and ("<html" in head or "<!doctype" in head or "<body" in head or "<title" in head):
+        title = _TITLE.search(text[:20000])
+        words = title.group(1) if title and title.group(1).strip() else _TAG.sub(" ", _SKIPPED.sub(" ", text[:20000]))
+        line = " ".join(html.unescape(words).split())
+        line = line if len(line) <= PAGE_CHARS else line[:PAGE_CHARS - 1] + "…"
+        return f"an HTML page: {line}" if line else "an HTML page"
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first[:300]
+
+
 def retry_after(headers: Any) -> float | None:
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return float(ms) / 1000
-        except ValueError:
-            pass
+    """Seconds the server asks to wait (``retry-after-ms``, ``Retry-After`` in seconds or as an HTTP
+    date), or None when it says nothing usable (``soon``, a negative or endless number)."""
+    ms = _seconds(headers.get("retry-after-ms"))
+    if ms is not None:
+        return ms / 1000
     value = headers.get("retry-after")
     if not value:
         return None
+    seconds = _seconds(value)
+    if seconds is not None:
+        return seconds
     try:
-        return float(value)
-    except ValueError:
         parsed = email.utils.parsedate_to_datetime(value)
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        return max(0.0, parsed.timestamp() - time.time())
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _seconds(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 def cause(e: BaseException) -> str:
@@ -83,6 +115,20 @@ def names_streaming(message: str) -> bool:
     low = message.lower().replace("stream_options", "")
     return "stream" in low and any(w in low for w in ("not supported", "unsupported", "not implemented",
                                                       "cannot", "can't", "does not support"))
+
+
+def not_connected(e: BaseException) -> bool:
+    """The connection was never made (refused, unreachable, a name that does not resolve, a connect
+    timeout) — as opposed to a reply that came and could not be read."""
+    inner = e.__cause__ or e.__context__
+    return inner is None or type(inner).__name__ in ("ConnectError", "ConnectTimeout", "ProxyError",
+                                                     "UnsupportedProtocol")
+
+
+def unreadable(e: ValueError) -> str:
+    """Why a reply could not be read: not JSON, or not UTF-8 (what the parser said, one line)."""
+    kind = "not UTF-8" if isinstance(e, UnicodeError) else "not JSON"
+    return f"the endpoint's reply is {kind} ({str(e).splitlines()[0][:120] if str(e) else type(e).__name__})"
 
 
 def dropped_connection(e: BaseException) -> bool:

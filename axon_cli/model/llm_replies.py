@@ -6,10 +6,12 @@ ended without any content: ask again without streaming) and ``_Retryable`` (cut 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from axon_cli.model.llm_http import extra_field
+from axon_cli.model.reply_deadline import ReplyClock
 from axon_cli.model.turns import AssistantTurn, cached_tokens
 from axon_cli.tools.dispatch import ToolCall
 
@@ -30,13 +32,15 @@ class ReplyReader(Protocol):
     """What reading a reply uses of the client (``LLMClient``)."""
 
     _streamed_any: bool
+    clock: ReplyClock
 
     def unique_call_id(self, call_id: str) -> str: ...
 
 
 def assemble(client: ReplyReader, stream: Any, on_text: Callable[[str], None] | None,
              on_reasoning: Callable[[str], None] | None) -> AssistantTurn:
-    """The turn of a streamed response, each delta handed on as it arrives."""
+    """The turn of a streamed response, each delta handed on as it arrives. Any part of the reply
+    (text, reasoning, a tool call) is progress: the attempt's deadline moves on."""
     turn = AssistantTurn()
     parts: list[str] = []
     calls: dict[int, dict[str, Any]] = {}
@@ -44,35 +48,36 @@ def assemble(client: ReplyReader, stream: Any, on_text: Callable[[str], None] | 
         _identity(turn, chunk)
         usage = getattr(chunk, "usage", None)
         if usage is not None:
-            turn.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
-            turn.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
-            turn.cached_tokens = cached_tokens(usage)
-        for choice in chunk.choices or []:
-            delta = choice.delta
+            _read_usage(turn, usage)
+        for choice in _listed(getattr(chunk, "choices", None)):
+            delta = getattr(choice, "delta", None)
             if delta is not None:
                 reasoning = extra_field(delta, "reasoning_content") or extra_field(delta, "reasoning")
                 if reasoning and isinstance(reasoning, str):
-                    client._streamed_any = True
+                    _progress(client)
                     turn.reasoning += reasoning
                     if on_reasoning:
                         on_reasoning(reasoning)
-                if delta.content:
-                    client._streamed_any = True
-                    parts.append(delta.content)
+                content = _text(getattr(delta, "content", None))
+                if content:
+                    _progress(client)
+                    parts.append(content)
                     if on_text:
-                        on_text(delta.content)
-                for tc in delta.tool_calls or []:
-                    slot = calls.setdefault(tc.index if tc.index is not None else len(calls),
+                        on_text(content)
+                for tc in _listed(getattr(delta, "tool_calls", None)):
+                    _progress(client)
+                    index = getattr(tc, "index", None)
+                    slot = calls.setdefault(index if isinstance(index, int) else len(calls),
                                             {"id": "", "name": "", "arguments": []})
-                    if tc.id:
+                    if isinstance(getattr(tc, "id", None), str) and tc.id:
                         slot["id"] = tc.id
-                    if tc.function is not None:
-                        if tc.function.name:
-                            slot["name"] += tc.function.name
-                        if tc.function.arguments:
-                            slot["arguments"].append(tc.function.arguments)
-            if choice.finish_reason:
-                turn.finish_reason = choice.finish_reason
+                    function = getattr(tc, "function", None)
+                    if function is not None:
+                        slot["name"] += _text(getattr(function, "name", None))
+                        slot["arguments"].append(_arguments(getattr(function, "arguments", None)))
+            finish = getattr(choice, "finish_reason", None)
+            if finish and isinstance(finish, str):
+                turn.finish_reason = finish
     if turn.finish_reason is None:
         if not parts and not calls and not turn.reasoning:
             raise _NoStream("the stream ended without any content")
@@ -87,25 +92,65 @@ def assemble(client: ReplyReader, stream: Any, on_text: Callable[[str], None] | 
 
 def plain_turn(client: ReplyReader, response: Any) -> AssistantTurn:
     """The turn of a non-streamed response."""
-    choices = getattr(response, "choices", None) or []
+    choices = _listed(getattr(response, "choices", None))
     if not choices:
         raise _Retryable("the non-streaming response has no choices")
-    turn = AssistantTurn(finish_reason=choices[0].finish_reason or "stop")
+    finish = getattr(choices[0], "finish_reason", None)
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        raise _Retryable("the non-streaming response's choice has no message")
+    turn = AssistantTurn(finish_reason=finish if finish and isinstance(finish, str) else "stop")
     _identity(turn, response)
-    message = choices[0].message
-    turn.content = message.content or ""
+    turn.content = _text(getattr(message, "content", None))
     reasoning = extra_field(message, "reasoning_content") or extra_field(message, "reasoning")
     turn.reasoning = reasoning if isinstance(reasoning, str) else ""
-    for tc in message.tool_calls or []:
+    for tc in _listed(getattr(message, "tool_calls", None)):
         function = getattr(tc, "function", None)
-        turn.tool_calls.append(ToolCall(id=client.unique_call_id(tc.id or ""), name=getattr(function, "name", "") or "",
-                                        arguments=getattr(function, "arguments", "") or ""))
+        call_id = getattr(tc, "id", None)
+        turn.tool_calls.append(ToolCall(id=client.unique_call_id(call_id if isinstance(call_id, str) else ""),
+                                        name=_text(getattr(function, "name", None)),
+                                        arguments=_arguments(getattr(function, "arguments", None))))
     usage = getattr(response, "usage", None)
     if usage is not None:
-        turn.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
-        turn.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
-        turn.cached_tokens = cached_tokens(usage)
+        _read_usage(turn, usage)
     return turn
+
+
+def _read_usage(turn: AssistantTurn, usage: Any) -> None:
+    turn.prompt_tokens = _count(getattr(usage, "prompt_tokens", 0))
+    turn.completion_tokens = _count(getattr(usage, "completion_tokens", 0))
+    turn.cached_tokens = cached_tokens(usage)
+    turn.usage_reported = True
+
+
+def _progress(client: ReplyReader) -> None:
+    client._streamed_any = True
+    client.clock.progress()
+
+
+def _listed(value: Any) -> list[Any]:
+    """A list the reply should hold (choices, tool calls): anything else counts as none."""
+    return value if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    """Text the reply should hold: a string, or a list of text parts; anything else is no text."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(p.get("text", "") for p in value if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
+
+
+def _arguments(value: Any) -> str:
+    """A call's arguments as the JSON text the API specifies; some servers send the object itself."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _identity(turn: AssistantTurn, part: Any) -> None:

@@ -19,6 +19,7 @@ class AssistantTurn:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int | None = None    # of the prompt, when the server reports them
+    usage_reported: bool = False        # the server sent usage (a stream may not: then the counts are 0)
     call_errors: list[str] = field(default_factory=list)   # text calls that could not be used
     response_id: str = ""               # the completion's id, as the server named it
     response_model: str = ""            # the model that answered, as the server named it
@@ -40,10 +41,14 @@ class AssistantTurn:
 
 @dataclass
 class SessionUsage:
+    """Tokens of the session's requests as the server reported them; ``unreported``: requests whose
+    server sent no usage (then the sums are only a lower bound, and ``as_dict`` is None)."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     requests: int = 0
     last_prompt_tokens: int = 0
+    unreported: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -53,10 +58,16 @@ class SessionUsage:
         self.prompt_tokens += turn.prompt_tokens
         self.completion_tokens += turn.completion_tokens
         self.requests += 1
+        self.unreported += not turn.usage_reported
         if turn.prompt_tokens:
             self.last_prompt_tokens = turn.prompt_tokens
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, int] | None:
+        """The totals, or None when a request's usage was not reported (a sum would understate it)."""
+        return None if self.unreported else self.counted()
+
+    def counted(self) -> dict[str, int]:
+        """The sums of the tokens the server reported (a lower bound when ``unreported``)."""
         return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "total_tokens": self.total_tokens}
 

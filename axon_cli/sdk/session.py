@@ -95,7 +95,7 @@ class Session:
         first = self._sent
         rt, started = self.runtime, time.time()
         self._running = threading.get_ident()
-        before = rt.llm.usage.as_dict()
+        before, unreported = rt.llm.usage.counted(), rt.llm.usage.unreported
         with _working_in(self.cwd):
             turn, notes = attach_mentions(prompt, self.root, images_only=True)
             from axon_cli.events import Notice
@@ -111,7 +111,7 @@ class Session:
                 outcome = RunResult("interrupted by user", "interrupted", 0)
             finally:
                 self._running = None
-        usage = _usage_since(before, rt.llm.usage.as_dict())
+        usage = None if rt.llm.usage.unreported > unreported else _usage_since(before, rt.llm.usage.counted())
         events, self._sent = self._events[first:], len(self._events)
         return Result(result=outcome.result, is_error=outcome.stop_reason != "final", stop_reason=outcome.stop_reason,
                       session_id=rt.session_id, num_turns=outcome.num_turns, usage=usage,

@@ -3,7 +3,8 @@
 ``prices`` maps a model name to USD per million prompt (input) and completion (output) tokens.
 A model is priced by its exact name, else by the longest configured name it starts with
 (``gpt-4o-mini-2024-07-18`` uses ``gpt-4o-mini``). Tokens of an unknown model make the cost
-unknown (None): axon never shows a made-up price.
+unknown (None): axon never shows a made-up price. So does a request whose server reported no usage
+(a stream without its usage chunk): its tokens are unknown, not 0, and so is any sum with them.
 """
 
 from __future__ import annotations
@@ -44,12 +45,14 @@ class CostMeter:
     _seen_completion: int = 0
     base_prompt: int = 0          # tokens of earlier runs of a resumed session (not priced again)
     base_completion: int = 0
+    unreported: int = 0           # requests whose server sent no usage
 
     def update(self, usage: SessionUsage) -> float | None:
         """Account for tokens added to ``usage`` since the last call; the cost so far, or None."""
         prompt = usage.prompt_tokens - self._seen_prompt
         completion = usage.completion_tokens - self._seen_completion
         self._seen_prompt, self._seen_completion = usage.prompt_tokens, usage.completion_tokens
+        self.unreported = usage.unreported
         if prompt or completion:
             price = price_for(self.settings)
             if price is None:
@@ -59,11 +62,13 @@ class CostMeter:
         return self.cost()
 
     def cost(self) -> float | None:
-        return None if self.unpriced_tokens else self.usd
+        return None if self.unpriced_tokens or self.unreported else self.usd
 
     def text(self, usage: SessionUsage) -> str:
         """The ``/cost`` report: this run's requests and tokens, the session's, and the cost if priced."""
         self.update(usage)
+        if usage.unreported:
+            return "\n".join(_unreported_lines(usage, self.settings.model))
         lines = [f"requests: {usage.requests}, tokens: {format_tokens(usage.prompt_tokens)} in, "
                  f"{format_tokens(usage.completion_tokens)} out (last prompt "
                  f"{format_tokens(usage.last_prompt_tokens)})"]
@@ -80,3 +85,14 @@ class CostMeter:
         else:
             lines.append(f"cost: unknown (no price for '{self.settings.model}'; add [prices] to config.toml)")
         return "\n".join(lines)
+
+
+def _unreported_lines(usage: SessionUsage, model: str) -> list[str]:
+    """``/cost`` when the server did not report the usage of some requests: unknown, never 0."""
+    if usage.unreported == usage.requests:
+        said = "the endpoint did not report usage"
+    else:
+        said = (f"the endpoint reported usage for {usage.requests - usage.unreported} of them "
+                f"({format_tokens(usage.prompt_tokens)} in, {format_tokens(usage.completion_tokens)} out)")
+    return [f"requests: {usage.requests}, tokens: unknown ({said})",
+            f"cost: unknown (the token counts of {model} are unknown)"]

@@ -178,8 +178,9 @@ class SpanRecorder:
         self._response_model = event.response_model
         if request is not None:
             request.set_attribute("gen_ai.request.model", model)
-            request.set_attribute("gen_ai.usage.input_tokens", event.prompt_tokens)
-            request.set_attribute("gen_ai.usage.output_tokens", event.completion_tokens)
+            if event.prompt_tokens is not None and event.completion_tokens is not None:   # reported
+                request.set_attribute("gen_ai.usage.input_tokens", event.prompt_tokens)
+                request.set_attribute("gen_ai.usage.output_tokens", event.completion_tokens)
             request.set_attribute("axon.latency_ms", event.latency_ms)
             if event.response_model:
                 request.set_attribute("gen_ai.response.model", event.response_model)
@@ -188,11 +189,12 @@ class SpanRecorder:
             if event.cached_tokens is not None:
                 request.set_attribute("gen_ai.usage.cache_read.input_tokens", event.cached_tokens)
                 request.set_attribute("axon.usage.cached_tokens", event.cached_tokens)
-        self._turn_tokens[0] += event.prompt_tokens
-        self._turn_tokens[1] += event.completion_tokens
+        self._turn_tokens[0] += event.prompt_tokens or 0
+        self._turn_tokens[1] += event.completion_tokens or 0
         metric = self._metric_attributes()
         for kind, count in (("input", event.prompt_tokens), ("output", event.completion_tokens)):
-            self._token_usage.record(count, {**metric, "gen_ai.token.type": kind})
+            if count is not None:        # not reported: no data point (never a made-up 0)
+                self._token_usage.record(count, {**metric, "gen_ai.token.type": kind})
         self._duration.record(event.latency_ms / 1000, metric)
         self._request_started = 0.0               # its duration is recorded
         for kind, count in (*self._session_tokens(event), ("cached", event.cached_tokens or 0)):
@@ -217,7 +219,7 @@ class SpanRecorder:
         """Input and output tokens since the last usage: the session's totals moved on by this request
         and by any request without its own event (compacting the history), else this request's."""
         if not (event.session_prompt_tokens or event.session_completion_tokens):
-            return ("input", event.prompt_tokens), ("output", event.completion_tokens)
+            return ("input", event.prompt_tokens or 0), ("output", event.completion_tokens or 0)
         seen, self._seen = self._seen, (event.session_prompt_tokens, event.session_completion_tokens)
         return ("input", max(0, self._seen[0] - seen[0])), ("output", max(0, self._seen[1] - seen[1]))
 

@@ -17,7 +17,7 @@ from axon_cli.events import (
     ToolCallEnd,
 )
 
-__all__ = ["TextProgress", "StreamJson", "SandboxExits", "json_result", "end_line"]
+__all__ = ["TextProgress", "StreamJson", "SandboxExits", "Notices", "json_result", "end_line"]
 
 DETAIL_CHARS = 300                                       # a failure's message on a progress line
 LINE_CHARS = 600
@@ -48,11 +48,33 @@ class TextProgress:
             self._line(f"note: {event.message}")
 
     def _line(self, text: str) -> None:
-        try:
-            self.err.write(text.replace("\n", " ")[:LINE_CHARS] + "\n")
-            self.err.flush()
-        except (OSError, ValueError):
-            pass
+        progress_line(self.err, text)
+
+
+def progress_line(err: TextIO, text: str) -> None:
+    """One line on stderr (newlines flattened, cut at LINE_CHARS); a closed stream is ignored."""
+    try:
+        err.write(text.replace("\n", " ")[:LINE_CHARS] + "\n")
+        err.flush()
+    except (OSError, ValueError):
+        pass
+
+
+class Notices:
+    """The run's notices for ``--output-format json``: each printed on stderr as a text run prints
+    it, and kept for the result's ``notices`` (a CI log then holds them either way)."""
+
+    def __init__(self, err: TextIO | None = None) -> None:
+        self.err = err or sys.stderr
+        self.lines: list[str] = []
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Notice):
+            self.add(event.message, f"note: {event.message}")
+
+    def add(self, notice: str, printed: str | None = None) -> None:
+        self.lines.append(notice)
+        progress_line(self.err, notice if printed is None else printed)
 
 
 def end_line(event: ToolCallEnd, args: str = "") -> str:
@@ -108,9 +130,11 @@ class SandboxExits:
                                "approved": event.final == "allow"})
 
 
-def json_result(result: str, is_error: bool, num_turns: int, session_id: str, usage: dict[str, int],
-                duration_ms: int, **extra: Any) -> str:
+def json_result(result: str, is_error: bool, num_turns: int, session_id: str, usage: dict[str, int] | None,
+                duration_ms: int, notices: list[str], **extra: Any) -> str:
+    """The one JSON object of ``--output-format json``; ``usage`` None: a request's usage was not reported."""
     obj: dict[str, Any] = {"result": result, "is_error": is_error, "num_turns": num_turns,
-                           "session_id": session_id, "usage": usage, "duration_ms": duration_ms}
+                           "session_id": session_id, "usage": usage, "duration_ms": duration_ms,
+                           "notices": notices}
     obj.update(extra)
     return json.dumps(obj, ensure_ascii=False)

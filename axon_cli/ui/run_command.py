@@ -14,7 +14,7 @@ from axon_cli.model.endpoints import endpoint_address
 from axon_cli.runtime import Runtime, open_session
 from axon_cli.session.attach import attach_mentions
 from axon_cli.telemetry import start_telemetry
-from axon_cli.ui.headless import SandboxExits, StreamJson, TextProgress, json_result
+from axon_cli.ui.headless import Notices, SandboxExits, StreamJson, TextProgress, json_result
 
 __all__ = ["run_task", "EXIT_CODES"]
 
@@ -26,22 +26,28 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
     started = time.monotonic()
     approver = AutoApprover() if yes else DenyApprover()
     rt = open_session(loaded, project_root, approver, cont=cont, resume=resume)
+    notices = Notices()      # json: every notice on stderr and in the result's "notices"
     found = loaded.trust.assess()
     if loaded.trust.problem or found.pending:        # what the folder's files wait for
         from axon_cli.reports.trust import ignored_lines
 
         for line in ignored_lines(loaded.trust, found):
-            sys.stderr.write(line + "\n")
-    telemetry = start_telemetry(loaded.settings.telemetry, "axon.run", __version__, _note)
-    if telemetry is not None:
-        rt.bus.subscribe(telemetry)
+            if output_format == "json":
+                notices.add(line)
+            else:
+                sys.stderr.write(line + "\n")
     exits = SandboxExits()
-    if output_format == "stream-json":
+    if output_format == "stream-json":     # the frontend first: it gets the notices of the start
         rt.bus.subscribe(StreamJson())
     elif output_format == "text":
         rt.bus.subscribe(TextProgress())
     elif output_format == "json":
+        rt.bus.subscribe(notices)
         rt.bus.subscribe(exits)
+    note = (lambda line: notices.add(line, f"axon: note: {line}")) if output_format == "json" else _note
+    telemetry = start_telemetry(loaded.settings.telemetry, "axon.run", __version__, note)
+    if telemetry is not None:
+        rt.bus.subscribe(telemetry)
     rt.bus(SessionStarted(session_id=rt.session_id, model=loaded.settings.model, cwd=str(project_root),
                           mode=rt.policy.mode, tools=[s.name for s in rt.registry.active()],
                           endpoint=endpoint_address(loaded.settings.base_url)))
@@ -61,7 +67,7 @@ def run_task(loaded: LoadedSettings, project_root: Path, task: str, *, yes: bool
         cost = rt.cost_usd()
         sys.stdout.write(json_result(result.result, result.stop_reason != "final", result.num_turns,
                                      rt.session_id, rt.llm.usage.as_dict(),
-                                     int((time.monotonic() - started) * 1000),
+                                     int((time.monotonic() - started) * 1000), notices.lines,
                                      **({"cost_usd": round(cost, 6)} if cost is not None else {}),
                                      **({"outside_sandbox": exits.calls} if exits.calls else {})) + "\n")
     elif output_format == "text":

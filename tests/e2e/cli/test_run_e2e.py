@@ -26,7 +26,7 @@ def test_json_output_is_one_object(server, run_axon):
     r = run_axon("run", "answer", "--output-format", "json")
     assert r.code == 0, r.stderr
     obj = json.loads(r.stdout)
-    assert set(obj) == {"result", "is_error", "num_turns", "session_id", "usage", "duration_ms"}
+    assert set(obj) == {"result", "is_error", "num_turns", "session_id", "usage", "duration_ms", "notices"}
     assert obj["result"] == "42" and obj["is_error"] is False and obj["num_turns"] == 1
     assert obj["usage"]["total_tokens"] == obj["usage"]["prompt_tokens"] + obj["usage"]["completion_tokens"] > 0
 

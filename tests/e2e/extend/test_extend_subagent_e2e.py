@@ -82,3 +82,15 @@ def test_a_named_agent_definition_sets_role_tools_and_turn_limit(server, run_axo
     assert child.tool_names == ["list_files"] and "You only list files." in child.messages[0]["content"]
     result = [m["content"] for m in server.requests[3].messages if m["role"] == "tool"][-1]
     assert "reached its limit of 1 turns" in result
+
+
+def test_a_sub_agent_whose_usage_went_unreported_says_so_and_the_run_usage_is_null(server, run_axon):
+    task = {"description": "look", "prompt": "Say what you see."}
+    server.add(ACTIVATE, tool_reply(("task", task)),
+               text_reply("Nothing much.", no_usage=True),      # the sub-agent's only reply, no usage
+               text_reply("It saw nothing much."))
+    ran = run_axon("run", "look around", "--output-format", "json")
+    assert ran.code == 0, ran.stderr
+    answer = [m["content"] for m in server.requests[-1].messages if m["role"] == "tool"][-1]
+    assert "tokens not reported" in answer and "0 prompt + 0 completion" not in answer
+    assert json.loads(ran.stdout)["usage"] is None        # the parent's total includes the unreported request
