@@ -112,10 +112,13 @@ class _TextCalls:
 
 
     def call_hider(self, registry: ToolRegistry) -> CallHider:
-        """The filter that keeps this reply's text call bodies out of the streamed answer."""
-        from axon_cli.protocols.textcalls import parse_text_calls
+        """The filter that keeps this reply's text call bodies out of the streamed answer (the parser
+        loads when a block that may be a call first appears, as for running calls)."""
+        def is_call(block: str) -> bool:
+            from axon_cli.protocols.textcalls import parse_text_calls
 
-        return CallHider(lambda block: bool(parse_text_calls(block, registry).calls))
+            return bool(parse_text_calls(block, registry).calls)
+        return CallHider(is_call)
 
     def _without_done_edits(self, calls: list[ToolCall], errors: list[str]) -> list[ToolCall]:
         """A small model re-sends an edit already applied in this turn: not run again (an insertion

@@ -214,7 +214,14 @@ def held_read_only(project_root: Path | str) -> list[str]:
 
 
 def _confined(argv: Sequence[str]) -> bool:
-    return bool(argv) and os.path.basename(argv[0]) == "bwrap" and "--" in argv
+    """``bwrap … -- command``, alone or after the ``nsenter --net=… [--user=… --preserve-credentials]``
+    that joins the session's network namespace (``netns.prefix``): nothing else runs before bwrap."""
+    words = list(argv)
+    if words and os.path.basename(words[0]) == "nsenter":
+        words = words[1:]
+        while words and words[0].startswith("--") and words[0] != "--":
+            words = words[1:]
+    return bool(words) and os.path.basename(words[0]) == "bwrap" and "--" in words
 
 
 def _check(argv: Sequence[str], verdict: Verdict) -> None:
