@@ -97,6 +97,7 @@ def build_runtime(loaded: LoadedSettings, project_root: Path, approver: Approver
     ctx.checkpointer = TurnSnapshots(snapshots, session_id) if no_snapshots is None else Checkpointer()
     containment = _containment(sandbox, ctx.checkpointer)
     policy = make_policy(loaded, project_root, containment)
+    ctx.mode = lambda: policy.mode                  # readers of the tool layer ask the mode's one owner
     from axon_cli.permissions.modes import auto_fallback_note
 
     if (fallback := auto_fallback_note(policy.mode, containment)) is not None:

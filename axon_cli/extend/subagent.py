@@ -78,7 +78,7 @@ def run_subagent(parts: SessionParts, definition: AgentDefinition, prompt: str, 
         sink.note(f"agent {definition.name} ({definition.source}): tools not available to it: {', '.join(missing)}")
     ctx = ToolContext(project_root=parts.project_root, state_dir=parts.project_root / ".axon",
                       session_id=parts.session_id, settings=settings, cancel=parts.cancel, emit=sink,
-                      registry=registry, checkpointer=parts.checkpointer)
+                      registry=registry, checkpointer=parts.checkpointer, mode=lambda: parts.policy.mode)
     ctx.extra[WEB_NAMED_HOSTS] = hosts_named_by(parts.policy)   # web_fetch: as in the parent session
     llm = model_client(settings, sink, endpoint=parts.llm)
     dispatcher = Dispatcher(registry, ctx, policy=parts.policy, approver=_saying_who(parts.approver(), description),

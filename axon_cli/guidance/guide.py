@@ -31,7 +31,8 @@ class Guidance:
 
     def new_turn(self, turn: UserTurn, hint: str | None) -> None:
         """A user turn begins with ``turn``; ``hint`` says how the protocol calls a tool."""
-        planning = getattr(self.ctx.settings, "mode", "") == "plan"     # the mode in force as the turn starts
+        mode = self.ctx.mode() if self.ctx.mode is not None else getattr(self.ctx.settings, "mode", "")
+        planning = mode == "plan"                 # the mode in force as the turn starts (its owner says)
         self.nudger = Nudger(hint, bool(self.registry.active()), self.registry, self.ctx, planning=planning)
         self.checks = AnswerChecks(turn, hint, self.registry, self.ctx, planning=planning)
         self.repeats = RepeatGuard(self.ledger)

@@ -59,10 +59,13 @@ def api_message(e: Any) -> str:
     return str(getattr(e, "message", e))[:300]
 
 
+HTML_SNIFF_CHARS = 4096        # where an HTML page shows that it is one (doctype, <html>, <title>)
+
+
 def page_text(text: str) -> str:
     """A short readable line for a body that is not an API error: an HTML page's title, else its
     first words; anything else, its first line (trimmed)."""
-    head = text.lstrip()[:2000].lower()
+    head = text.lstrip()[:HTML_SNIFF_CHARS].lower()
     if head.startswith("<") and ("<html" in head or "<!doctype" in head or "<body" in head or "<title" in head):
         title = _TITLE.search(text[:20000])
         words = title.group(1) if title and title.group(1).strip() else _TAG.sub(" ", _SKIPPED.sub(" ", text[:20000]))

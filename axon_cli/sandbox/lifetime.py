@@ -55,7 +55,19 @@ def _watch_fd() -> int:
 
 def keeper_argv(argv: list[str], watch: int) -> list[str]:
     """``argv`` run under a keeper that watches ``watch``."""
-    return [sys.executable, "-I", "-S", KEEPER, str(watch), "--", *argv]
+    return [_interpreter(), "-I", "-S", KEEPER, str(watch), "--", *argv]
+
+
+def _interpreter() -> str:
+    """A Python this user may run (the keeper needs only the standard library): ``sys.executable`` can
+    be a venv link into a directory the user running axon cannot enter (a venv made by root from a
+    Python under /root, used by another user); then the binary running axon, or the system's python3."""
+    import shutil
+
+    candidates = [sys.executable, getattr(sys, "_base_executable", ""), shutil.which("python3") or ""]
+    with contextlib.suppress(OSError):
+        candidates.insert(1, os.readlink("/proc/self/exe"))
+    return next((c for c in candidates if c and os.access(c, os.X_OK)), sys.executable)
 
 
 def spawn(argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:

@@ -152,6 +152,7 @@ class ToolContext:
     checkpointer: Checkpointer = field(default_factory=Checkpointer)
     extra: dict[str, Any] = field(default_factory=dict)
     call: CallEnv = field(default_factory=CallEnv)   # set per call by dispatch (``for_call``)
+    mode: Callable[[], str] | None = None            # the permission mode in force, asked of its one owner
 
     def for_call(self, call: CallEnv) -> ToolContext:
         """This context for one call: the same session state (files read, cancel event, registry,

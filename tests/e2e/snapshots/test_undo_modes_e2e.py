@@ -191,7 +191,7 @@ def test_unreadable_paths_as_a_user(server, user_project) -> None:
                text_reply("done"))
     r = axon("run", "lock it up", "--mode", "yolo", "--sandbox", "off")
     assert r.returncode == 0, r.stderr
-    assert _bits(root / "f.txt") == 0 and _bits(root / "d") == 0
+    assert _bits(root / "f.txt") == 0 and _bits(root / "d") == 0, r.stdout + r.stderr
     undone = axon("undo")
     assert undone.returncode == 0 and "Traceback" not in undone.stderr, undone.stderr
     check = subprocess.run([*prefix, "sh", "-c", "cat f.txt d/a.txt d/sub/b.txt e/e.txt; ls d; ls new.txt 2>&1"],
