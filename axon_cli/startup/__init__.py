@@ -52,9 +52,25 @@ def _main(argv: list[str]) -> None:
 
     if argv[:1] != ["run"]:
         preload.start(argv)
-        _cli_main()
+        if argv[:1] in (["chat"], ["acp"], ["mcp-server"]):     # long-lived: the ordinary teardown
+            _cli_main()
+            return
+        _report_main()
         return
     _run_main(argv)
+
+
+def _report_main() -> None:
+    """The short commands (config, tools, doctor, undo, …) leave as ``axon run`` does, without teardown
+    (``finish.py``): a Ctrl-C that lands as they end still meets axon's handler, never the default
+    one that finalizing the interpreter puts back (a silent death by SIGINT)."""
+    from axon_cli.startup import finish
+
+    try:
+        _cli_main()
+    except SystemExit as e:
+        finish.exit_now(e)
+    finish.exit_now(SystemExit(0))
 
 
 def _run_main(argv: list[str]) -> None:
