@@ -216,7 +216,8 @@ class _Found:
         elif found.kind == "inline" and name in SHELLS:
             for words in _simple_commands(found.word, self):
                 self.argv(words)                    # `sh -c STRING` (an MCP server's argv)
-        elif found.kind == "inline" and name.startswith(("python", "pypy")) and closed_python(found.word):
+        elif found.kind == "inline" and name.startswith(("python", "pypy")) and not _requoted(found.word) \
+                and closed_python(found.word):
             return                                  # `python3 -c "import sys; …"`: no project file
         elif found.kind == "inline":
             self.cannot(f"{name} runs inline code, which may load project files axon cannot name")
@@ -228,6 +229,12 @@ class _Found:
         for rel in (f"{base}.py", os.path.join(base, "__main__.py"), os.path.join(base, "__init__.py")):
             if base and os.path.isfile(os.path.join(self.cwd, rel)):
                 self._add(rel, absent_too=False)
+
+
+def _requoted(code: str) -> bool:
+    """Inline code that still carries shell quoting (``'"'"'`` from a line quoted inside another shell
+    line): what Python would run is not what axon read, so it is never taken as closed."""
+    return code[:1] in ("'", '"') or "'\"'\"'" in code or '"\'"\'"' in code
 
 
 def _deno_flags(words: list[str]) -> bool:

@@ -44,7 +44,7 @@ class Chat:
             return False
         return True
 
-    def expect(self, needle: str, timeout: float = 30) -> str:
+    def expect(self, needle: str, timeout: float = 60) -> str:
         deadline = time.monotonic() + timeout
         while True:
             clean = self.text()
