@@ -12,7 +12,7 @@ def __getattr__(name: str) -> Any:
     """``from axon_cli import tool`` (the decorator for project tools), imported on first use so that
     ``axon --help`` does not load pydantic."""
     if name == "tool":
-        from axon_cli.extend.pytools import tool
+        from axon_cli.session.extend.pytools import tool
 
         return tool
     raise AttributeError(f"module 'axon_cli' has no attribute {name!r}")

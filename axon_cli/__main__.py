@@ -1,3 +1,3 @@
-from axon_cli.startup import main
+from axon_cli.app.entry import main
 
 main()

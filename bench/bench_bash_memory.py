@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from axon_cli.config import Settings
-from axon_cli.sandbox import resolve
+from axon_cli.machinery.sandbox import resolve
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

@@ -15,8 +15,8 @@ import os
 import statistics
 import time
 
-from axon_cli.masking import is_credential_env
-from axon_cli.sandbox.child_env import NONINTERACTIVE_ENV, child_env
+from axon_cli.machinery.masking import is_credential_env
+from axon_cli.machinery.sandbox.child_env import NONINTERACTIVE_ENV, child_env
 
 
 def baseline(source: dict[str, str]) -> dict[str, str]:

@@ -15,10 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from axon_cli.config import load_settings
-from axon_cli.events import AutoApprover
-from axon_cli.runtime import open_session
-from axon_cli.session.transcript import Transcript, load_transcript
+from axon_cli.kernel.events import AutoApprover
+from axon_cli.session.conversation.transcript import Transcript, load_transcript
+from axon_cli.session.runtime.opening import open_session
+from axon_cli.settings.config import load_settings
 
 
 def write_session(state: Path, sid: str, n_messages: int) -> Path:

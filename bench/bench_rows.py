@@ -98,8 +98,8 @@ def bash_row(runs: int) -> list[tuple]:
     file) against the same command ``> /dev/null`` (the issue's row) and against the shell writing
     the output to a file itself (what keeping the whole output on disk costs this machine); and,
     for scale, what merely reading the output through a pipe costs (``| dd of=/dev/null``)."""
-    from axon_cli.config import Settings
-    from axon_cli.sandbox import resolve
+    from axon_cli.machinery.sandbox import resolve
+    from axon_cli.settings.config import Settings
     from axon_cli.tools.dispatch import Dispatcher, ToolCall
     from axon_cli.tools.registry import ToolRegistry
     from axon_cli.tools.spec import ToolContext
@@ -143,9 +143,9 @@ def bash_row(runs: int) -> list[tuple]:
 
 
 def tree_rows(runs: int, tmp: Path) -> list[tuple]:
-    from axon_cli.config import Settings
+    from axon_cli.settings.config import Settings
     from axon_cli.tools.builtin.search.ripgrep import find_rg
-    from axon_cli.tools.builtin.search.tool import SearchFilesInput, list_paths, search
+    from axon_cli.tools.builtin.search.search_tools import SearchFilesInput, list_paths, search
     from axon_cli.tools.spec import ToolContext
 
     root = tmp / "tree"

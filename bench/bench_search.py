@@ -11,8 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from axon_cli.config import Settings
-from axon_cli.tools.builtin.search.tool import SearchFilesInput, list_paths, search
+from axon_cli.settings.config import Settings
+from axon_cli.tools.builtin.search.search_tools import SearchFilesInput, list_paths, search
 from axon_cli.tools.spec import ToolContext
 
 

@@ -77,7 +77,7 @@ def report(label: str, seconds: float, baseline: float | None = None) -> None:
 
 
 def snapshot_cost(root: Path) -> tuple[float, dict[str, str]]:
-    from axon_cli.snapshots import ProjectSnapshots
+    from axon_cli.machinery.snapshots import ProjectSnapshots
 
     store = ProjectSnapshots(root)
     with store.locked():
@@ -100,7 +100,7 @@ def bench_untracked(base: Path, count: int, size: int) -> None:
 
 
 def bench_tree(base: Path, files: int) -> None:
-    from axon_cli.sandbox import hidden_set
+    from axon_cli.machinery.sandbox import hidden_set
 
     root = project(base, f"tree-{files}")
     tree(root, files)

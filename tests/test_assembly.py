@@ -1,12 +1,12 @@
-"""The agent factory (``axon_cli/assembly.py``): a sub-agent's client starts with what the session's
+"""The agent factory (``axon_cli/agent/assembly.py``): a sub-agent's client starts with what the session's
 client learned about the endpoint, and the factory's agent answers through the dispatcher it got."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from axon_cli.assembly import build_agent, model_client
-from axon_cli.config import Settings
+from axon_cli.agent.assembly import build_agent, model_client
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings, load_settings, read_toml
-from axon_cli.errors import ConfigError
+from axon_cli.kernel.errors import ConfigError
+from axon_cli.settings.config import Settings, load_settings, read_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -104,8 +104,8 @@ def test_help_does_not_import_heavy_modules():
     import subprocess
 
     code = ("import sys; sys.argv=['axon','--help']\n"
-            "try:\n    from axon_cli.cli import main; main()\nexcept SystemExit: pass\n"
-            "heavy=[m for m in ('openai','rich.live','prompt_toolkit','bashlex','axon_cli.loop.agent','pydantic') "
+            "try:\n    from axon_cli.app.entry.cli import main; main()\nexcept SystemExit: pass\n"
+            "heavy=[m for m in ('openai','rich.live','prompt_toolkit','bashlex','axon_cli.agent.loop.agent','pydantic') "
             "if m in sys.modules]\nprint('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
     assert "HEAVY []" in out, out

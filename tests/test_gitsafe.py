@@ -1,4 +1,4 @@
-"""The hardened git axon runs on the user's project (``axon_cli/gitsafe.py``): the command line it
+"""The hardened git axon runs on the user's project (``axon_cli/kernel/gitsafe.py``): the command line it
 builds, and — with real git on a repository whose config names commands — that none of them runs."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli import gitsafe
-from axon_cli.session.context import git_summary
+from axon_cli.kernel import gitsafe
+from axon_cli.session.conversation.context import git_summary
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",

@@ -1,4 +1,4 @@
-"""Unit: the decode budget (``axon_cli/image_budget.py``) and PNG chunk repair (``axon_cli/png_chunks.py``)."""
+"""Unit: the decode budget (``axon_cli/machinery/media/image_budget.py``) and PNG chunk repair (``axon_cli/machinery/media/png_chunks.py``)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-from axon_cli.image_budget import DecodeBudget
-from axon_cli.imaging import ImageError, prepare
-from axon_cli.png_chunks import png_header, without_broken_ancillary
+from axon_cli.machinery.media.image_budget import DecodeBudget
+from axon_cli.machinery.media.imaging import ImageError, prepare
+from axon_cli.machinery.media.png_chunks import png_header, without_broken_ancillary
 from tests.e2e.attacks.pictures import blank_png, png_chunk
 
 SIG = b"\x89PNG\r\n\x1a\n"

@@ -1,4 +1,4 @@
-"""Unit: the picture loader (``axon_cli/imaging.py``): format by magic bytes, pictures within the caps
+"""Unit: the picture loader (``axon_cli/machinery/media/imaging.py``): format by magic bytes, pictures within the caps
 sent as they are, larger ones scaled and recompressed under the caps, broken or hostile data refused
 with one line."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from axon_cli.imaging import (
+from axon_cli.machinery.media.imaging import (
     MAX_BYTES,
     MAX_EDGE,
     ImageError,

@@ -15,20 +15,20 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from axon_cli.config import load_settings
-from axon_cli.errors import ConfigError
-from axon_cli.extend.agents import load_agents
-from axon_cli.extend.commands import load_commands
-from axon_cli.loaders import MAX_CONFIG_BYTES, json_prefix, json_value, load_json, load_toml
-from axon_cli.mcp.servers import read_mcp_json
-from axon_cli.permissions.rules import load_rules
-from axon_cli.prompts.frontmatter import FrontMatterError, split_front_matter
-from axon_cli.session.context import instructions_block
-from axon_cli.session.transcript import list_sessions, load_transcript
+from axon_cli.kernel.errors import ConfigError
+from axon_cli.kernel.loaders import MAX_CONFIG_BYTES, json_prefix, json_value, load_json, load_toml
+from axon_cli.kernel.prompts.frontmatter import FrontMatterError, split_front_matter
+from axon_cli.policy.rules import load_rules
+from axon_cli.session.conversation.context import instructions_block
+from axon_cli.session.conversation.transcript import list_sessions, load_transcript
+from axon_cli.session.extend.agents import load_agents
+from axon_cli.session.extend.commands import load_commands
+from axon_cli.settings.config import load_settings
+from axon_cli.settings.mcp_servers import read_mcp_json
+from axon_cli.settings.trust.folder import FolderTrust, read_source
+from axon_cli.settings.trust.items import TrustEverything
+from axon_cli.settings.trust.trust_record import TrustStore
 from axon_cli.tools.audit import AuditLog
-from axon_cli.trust.folder import FolderTrust, read_source
-from axon_cli.trust.items import TrustEverything
-from axon_cli.trust.store import TrustStore
 from tests.budget import examples
 
 DEEP = 50_000

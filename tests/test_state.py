@@ -6,7 +6,7 @@ import os
 import stat
 from pathlib import Path
 
-from axon_cli.state import atomic_write, ensure_state_dir
+from axon_cli.kernel.state import atomic_write, ensure_state_dir
 
 
 def test_new_file_gets_umask_permissions_not_mkstemp_0600(tmp_path: Path) -> None:

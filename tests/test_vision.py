@@ -1,11 +1,17 @@
 """Unit: which models take images, and a request's pictures when the endpoint says it cannot take
-them (``axon_cli/vision.py``)."""
+them (``axon_cli/agent/model/vision.py``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from axon_cli.vision import NOT_SENT, accepts_images, carries_images, refuses_images, without_images
+from axon_cli.agent.model.vision import (
+    NOT_SENT,
+    accepts_images,
+    carries_images,
+    refuses_images,
+    without_images,
+)
 
 IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
 

@@ -19,8 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from axon_cli.masking.written import append_lines, masked_line
-from axon_cli.state import ensure_state_dir
+from axon_cli.kernel.state import ensure_state_dir
+from axon_cli.machinery.masking.written import append_lines, masked_line
 
 __all__ = ["AuditLog", "MAX_INPUT_STRING", "shorten"]
 
@@ -79,7 +79,7 @@ class AuditLog:
     def read(self) -> list[dict[str, Any]]:
         """Every record (for tests and ``axon`` commands); lines that are not JSON objects (or nested
         too deeply) are skipped."""
-        from axon_cli.session.transcript_lines import line_object
+        from axon_cli.kernel.json_lines import line_object
 
         try:
             lines = self.path.read_bytes().decode("utf-8", "replace").splitlines()

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from axon_cli.loaders import json_value
+from axon_cli.kernel.loaders import json_value
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

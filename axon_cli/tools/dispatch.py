@@ -21,14 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from axon_cli.events import (
-    Approver,
-    DenyApprover,
-    EventSink,
-    Notice,
-)
-from axon_cli.masking import mask as default_mask
-from axon_cli.permissions.base import AllowAll, Decision, PermissionPolicy
+from axon_cli.kernel.events import Approver, DenyApprover, EventSink, Notice
+from axon_cli.machinery.masking import mask as default_mask
+from axon_cli.policy.base import AllowAll, Decision, PermissionPolicy
 from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.calls import CallFacts, ToolCall, prepared
 from axon_cli.tools.dispatch_tail import CallResult, DispatchTail

@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from axon_cli.events import EventSink, ToolCallBegin, ToolCallEnd
-from axon_cli.permissions.base import Decision
+from axon_cli.kernel.events import EventSink, ToolCallBegin, ToolCallEnd
+from axon_cli.policy.base import Decision
 from axon_cli.tools.audit import AuditLog
 from axon_cli.tools.calls import ToolCall
 from axon_cli.tools.registry import ToolRegistry

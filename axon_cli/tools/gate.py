@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from axon_cli.events import (
+from axon_cli.kernel.events import (
     ApprovalAnswer,
     ApprovalRequest,
     ApprovalRequested,
@@ -23,7 +23,7 @@ from axon_cli.events import (
     EventSink,
     PermissionDecision,
 )
-from axon_cli.permissions.base import Decision, PermissionPolicy
+from axon_cli.policy.base import Decision, PermissionPolicy
 from axon_cli.tools.calls import CallFacts
 from axon_cli.tools.spec import ToolContext, ToolError, ToolSpec
 from axon_cli.tools.tool_hooks import HookVerdict, ToolHooks, combine

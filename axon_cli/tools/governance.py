@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from axon_cli.state import atomic_write, ensure_state_dir
+from axon_cli.kernel.state import atomic_write, ensure_state_dir
 
 __all__ = ["Governed", "govern", "truncate_middle", "head_tail", "marker", "spill_file_path",
            "HEAD_SHARE", "NOTE_MAX"]

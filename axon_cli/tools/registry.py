@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import pkgutil
 import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -18,21 +17,22 @@ from typing import TYPE_CHECKING, Any
 from axon_cli.tools.spec import ToolSpec
 
 if TYPE_CHECKING:
-    from axon_cli.sandbox import SandboxStatus
+    from axon_cli.machinery.sandbox import SandboxStatus
 
-__all__ = ["ToolRegistry", "builtin_specs"]
+__all__ = ["ToolRegistry", "builtin_specs", "BUILTIN_MODULES"]
+
+# the modules that define built-in tools (``TOOLS`` or ``build_tools``), in the order the model sees them
+BUILTIN_MODULES = ("files.file_tools", "memory", "search.search_tools", "bash.bash_tool", "todo",
+                   "tool_search.tool_search_tool", "web.web_tool")
 
 
 def builtin_specs(sandbox: SandboxStatus | None = None) -> list[ToolSpec[Any]]:
-    """Every spec defined by a module (or a package's ``tool`` module) of ``axon_cli.tools.builtin``,
-    in name order, for a session whose sandbox is ``sandbox`` (``None``: to list or describe the tools;
-    ``bash`` then names no sandbox and runs nothing)."""
-    from axon_cli.tools import builtin
-
+    """Every spec of the built-in tool modules (``BUILTIN_MODULES``, in that order), for a session whose
+    sandbox is ``sandbox`` (``None``: to list or describe the tools; ``bash`` then names no sandbox and
+    runs nothing)."""
     specs: list[ToolSpec[Any]] = []
-    for info in sorted(pkgutil.iter_modules(builtin.__path__), key=lambda m: m.name):
-        name = f"{builtin.__name__}.{info.name}" + (".tool" if info.ispkg else "")
-        module = importlib.import_module(name)
+    for name in BUILTIN_MODULES:
+        module = importlib.import_module(f"axon_cli.tools.builtin.{name}")
         build = getattr(module, "build_tools", None)
         specs.extend(build(sandbox) if build is not None else getattr(module, "TOOLS", []))
     return specs

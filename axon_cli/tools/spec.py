@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from axon_cli.config import Settings
-    from axon_cli.events import EventSink
-    from axon_cli.permissions.base import Decision
+    from axon_cli.kernel.events import EventSink
+    from axon_cli.policy.base import Decision
+    from axon_cli.settings.config import Settings
     from axon_cli.tools.calls import CallFacts
 
 __all__ = [

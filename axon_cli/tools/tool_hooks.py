@@ -1,6 +1,6 @@
 """The seam through which the user's PreToolUse/PostToolUse hooks reach dispatch.
 
-Dispatch only sees this Protocol; ``axon_cli/extend/hook_seams.py`` implements it by running the
+Dispatch only sees this Protocol; ``axon_cli/session/extend/hook_seams.py`` implements it by running the
 hooks of config.toml. How a hook's verdict combines with the permission policy (``combine``):
 
 - a hook ``deny`` (or exit 2) beats everything, allow rules included;
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
-from axon_cli.permissions.base import Decision
+from axon_cli.policy.base import Decision
 
 __all__ = ["HookVerdict", "ToolHooks", "combine", "HOOK_BLOCKED"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from axon_cli.acp.runner import MainRunner
+from axon_cli.app.acp.runner import MainRunner
 
 DEADLINE_S = 30.0
 TURN_DEADLINE_S = 10.0

@@ -7,10 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.errors import AxonError, ConfigError, UsageError
-from axon_cli.extend.commands import CustomCommand, expand_command, find_command, load_commands
-from axon_cli.prompts.frontmatter import split_front_matter
-from axon_cli.trust import TrustEverything, TrustNothing
+from axon_cli.kernel.errors import AxonError, ConfigError, UsageError
+from axon_cli.kernel.prompts.frontmatter import split_front_matter
+from axon_cli.session.extend.commands import (
+    CustomCommand,
+    expand_command,
+    find_command,
+    load_commands,
+)
+from axon_cli.settings.trust import TrustEverything, TrustNothing
 
 
 def write(path: Path, text: str) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from axon_cli.extend.claude_rules import entries_of, rule_of, session_model, tool_of
-from axon_cli.permissions.rules import bash_match, parse_rule
+from axon_cli.policy.rules import bash_match, parse_rule
+from axon_cli.session.extend.claude_rules import entries_of, rule_of, session_model, tool_of
 
 
 @pytest.mark.parametrize("value, expected", [

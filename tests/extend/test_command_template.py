@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from axon_cli.extend.commands import CustomCommand, expand_command, load_commands, substitute
-from axon_cli.prompts.frontmatter import FrontMatterError, as_list, split_front_matter
-from axon_cli.trust import TrustEverything, TrustNothing
-from axon_cli.turn import Attachment, UserTurn
+from axon_cli.kernel.prompts.frontmatter import FrontMatterError, as_list, split_front_matter
+from axon_cli.kernel.turn import Attachment, UserTurn
+from axon_cli.session.extend.commands import (
+    CustomCommand,
+    expand_command,
+    load_commands,
+    substitute,
+)
+from axon_cli.settings.trust import TrustEverything, TrustNothing
 
 
 @pytest.mark.parametrize("template, arguments, expected", [

@@ -7,9 +7,9 @@ from typing import Annotated, Literal, Optional
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from axon_cli.config import Settings
-from axon_cli.extend.function_schema import SchemaError, function_schema
-from axon_cli.extend.pytools import ToolOptions, spec_for, tool
+from axon_cli.session.extend.function_schema import SchemaError, function_schema
+from axon_cli.session.extend.pytools import ToolOptions, spec_for, tool
+from axon_cli.settings.config import Settings
 from axon_cli.tools.spec import ToolContext
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from axon_cli.config import HookConfig
-from axon_cli.events import ApprovalAnswer, ApprovalRequest, Event, Notice
-from axon_cli.extend.hook_guard import HookGuard, Placement
-from axon_cli.extend.hook_runner import HookRunner
+from axon_cli.kernel.events import ApprovalAnswer, ApprovalRequest, Event, Notice
+from axon_cli.session.extend.hook_guard import HookGuard, Placement
+from axon_cli.session.extend.hook_runner import HookRunner
+from axon_cli.settings.config import HookConfig
 from axon_cli.tools.audit import AuditLog
 
 

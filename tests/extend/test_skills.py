@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.extend.skill_grants import claude_rule
-from axon_cli.extend.skill_tool import skill_list
-from axon_cli.extend.skills import Skill, _tool_list
-from axon_cli.prompts.frontmatter import FrontMatterError, read_front_matter
+from axon_cli.kernel.prompts.frontmatter import FrontMatterError, read_front_matter
+from axon_cli.session.extend.skill_grants import claude_rule
+from axon_cli.session.extend.skill_tool import skill_list
+from axon_cli.session.extend.skills import Skill, _tool_list
 
 
 def test_block_scalars_nested_maps_lists_and_quotes():

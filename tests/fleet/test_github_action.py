@@ -1,4 +1,4 @@
-"""The Action's helper (``axon_cli/fleet/github_action.py``) in-process: which comments start a run,
+"""The Action's helper (``axon_cli/app/fleet/github_action.py``) in-process: which comments start a run,
 outputs that survive any value, and a run that left no JSON still reported; and the fleet package
 stays out of axon's own imports."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.fleet import github_action
+from axon_cli.app.fleet import github_action
 from tests.e2e.fleet.action_runner import parse_outputs
 
 PACKAGE = Path(github_action.__file__).resolve().parents[1]

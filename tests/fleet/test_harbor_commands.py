@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from axon_cli.fleet.harbor_commands import RESULT_FILE, axon_model_name, read_result, run_env, usage_of
+from axon_cli.app.fleet.harbor_commands import RESULT_FILE, axon_model_name, read_result, run_env, usage_of
 
 
 @pytest.mark.parametrize("harbor,axon", [

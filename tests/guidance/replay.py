@@ -77,15 +77,15 @@ def _call(raw: list[Any] | dict[str, Any]) -> dict[str, Any]:
 
 def replay(case: Case, workdir: Path) -> Outcome:
     """Run the case's calls for real in ``workdir`` and ask every check about its answer."""
-    from axon_cli.config import Settings
-    from axon_cli.guidance.guide import Guidance
-    from axon_cli.guidance.nudges import NATIVE_HINT, TEXT_HINT, Nudger
-    from axon_cli.guidance.reminders import AnswerChecks
-    from axon_cli.sandbox.probe import SandboxStatus
+    from axon_cli.agent.guidance.guide import Guidance
+    from axon_cli.agent.guidance.nudges import NATIVE_HINT, TEXT_HINT, Nudger
+    from axon_cli.agent.guidance.reminders import AnswerChecks
+    from axon_cli.kernel.turn import UserTurn
+    from axon_cli.machinery.sandbox.probe import SandboxStatus
+    from axon_cli.settings.config import Settings
     from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
     from axon_cli.tools.registry import ToolRegistry
     from axon_cli.tools.spec import ToolContext
-    from axon_cli.turn import UserTurn
 
     root = workdir / "proj"
     for rel, text in case.files.items():

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.guidance.nudges import NATIVE_HINT, TEXT_HINT
-from axon_cli.guidance.reminders import NO_ANSWER, AnswerChecks, file_mentions
-from axon_cli.guidance.repeats import ALREADY_HAVE, MAX_REFUSALS, RepeatGuard
-from axon_cli.protocols.textcalls import parse_text_calls
+from axon_cli.agent.guidance.nudges import NATIVE_HINT, TEXT_HINT
+from axon_cli.agent.guidance.reminders import NO_ANSWER, AnswerChecks, file_mentions
+from axon_cli.agent.guidance.repeats import ALREADY_HAVE, MAX_REFUSALS, RepeatGuard
+from axon_cli.agent.protocols.textcalls import parse_text_calls
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.ledger import CallLedger
 from axon_cli.tools.registry import ToolRegistry
@@ -273,7 +273,7 @@ def test_in_plan_mode_a_plan_is_never_told_to_make_the_change(registry, ctx):
 
 
 def test_in_plan_mode_a_plan_after_looking_is_no_unfinished_step(registry, ctx):
-    from axon_cli.guidance.nudges import Nudger
+    from axon_cli.agent.guidance.nudges import Nudger
 
     plan = "1. I will edit calc.py to return a + b."
     doing, planning = Nudger(NATIVE_HINT, True, registry, ctx), Nudger(NATIVE_HINT, True, registry, ctx, planning=True)

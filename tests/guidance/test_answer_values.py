@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.guidance.nudges import NATIVE_HINT
-from axon_cli.guidance.reminders import AnswerChecks
+from axon_cli.agent.guidance.nudges import NATIVE_HINT
+from axon_cli.agent.guidance.reminders import AnswerChecks
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

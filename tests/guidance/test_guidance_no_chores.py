@@ -1,4 +1,4 @@
-"""No file of the answer guidance (``axon_cli/guidance/`` and its ``prompts/guidance_*.md`` wording) — nor
+"""No file of the answer guidance (``axon_cli/agent/guidance/`` and its ``prompts/guidance_*.md`` wording) — nor
 of the loop, the model client, the protocols or any prompt — names or quotes a chore of the local-model
 bench (``bench/localmodel``): guidance that knew the bench's files or values would be tuned to the
 test, not to the task.
@@ -21,9 +21,9 @@ sys.path.insert(0, str(BENCH))
 
 import chores  # noqa: E402
 
-PACKAGES = ("guidance", "protocols", "loop", "model")     # the guidance, and what the loop is made of
+PACKAGES = ("agent/guidance", "agent/protocols", "agent/loop", "agent/model")     # the guidance, and what the loop is made of
 GUIDED = sorted([*(p for name in PACKAGES for p in (ROOT / "axon_cli" / name).glob("*.py")),
-                 *(ROOT / "axon_cli" / "prompts").glob("*.md")])
+                 *(ROOT / "axon_cli" / "kernel" / "prompts").glob("*.md")])
 COMMON = {"README.md", "__init__.py", "app.py", "main.py", "cli.py", "http.py", "a.py", "b.py", "c.py", "d.py",
           "notes.txt", "NOTES.md", "NOTES.txt", "requirements.txt", "pyproject.toml", "CHANGELOG.md", ".gitignore",
           "127.0.0.1", "0.0.0.0", "3.10", "__main__", "TestCase", "ConfigParser", "NotImplementedError"}

@@ -1,5 +1,5 @@
 """The ``guidance`` setting: auto (on for a local endpoint or a small model), on, off. With it off the
-loop takes replies as they are, runs every call, and imports nothing from ``axon_cli/guidance/``."""
+loop takes replies as they are, runs every call, and imports nothing from ``axon_cli/agent/guidance/``."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.guidance.nudges import EMPTY_NUDGE
-from axon_cli.guidance.repeats import ALREADY_HAVE
-from axon_cli.model.endpoints import guidance_on, is_small_model
+from axon_cli.agent.guidance.nudges import EMPTY_NUDGE
+from axon_cli.agent.guidance.repeats import ALREADY_HAVE
+from axon_cli.agent.model.endpoints import guidance_on, is_small_model
+from axon_cli.settings.config import Settings
 from tests.fakeserver import text_reply, tool_reply
 
 SMALL = ["qwen2.5-coder-1.5b", "qwen2.5-coder:1.5b-instruct-q4_K_M", "llama3.2:3b", "phi", "phi3:mini", "gemma:2b",
@@ -51,7 +51,7 @@ def set_guidance(project: Path, value: str) -> None:
 
 def guidance_imported(stderr: str) -> bool:
     """From ``PYTHONPROFILEIMPORTTIME``'s report: whether any module of the guidance package was imported."""
-    return any(line.split("|")[-1].strip().startswith("axon_cli.guidance") for line in stderr.splitlines())
+    return any(line.split("|")[-1].strip().startswith("axon_cli.agent.guidance") for line in stderr.splitlines())
 
 
 @pytest.mark.parametrize("value", ["auto", "off"])
@@ -100,7 +100,7 @@ def test_a_third_identical_read_is_refused_only_with_guidance_on(server, run_axo
 def test_the_default_follows_the_endpoint_and_model_as_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                env: dict[str, str], config: str, on: bool) -> None:
     """The decision on the real settings loader's result (environment and project config), no server."""
-    from axon_cli.config import load_settings
+    from axon_cli.settings.config import load_settings
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))     # no user config file
     root = tmp_path / "proj"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.guidance.moves import task_moves
-from axon_cli.sandbox.probe import SandboxStatus
+from axon_cli.agent.guidance.moves import task_moves
+from axon_cli.machinery.sandbox.probe import SandboxStatus
+from axon_cli.settings.config import Settings
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 

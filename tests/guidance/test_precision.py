@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from axon_cli.permissions.shell.analyze import analyze
+from axon_cli.shell.analyze import analyze
 from tests.guidance.replay import CHECKS, CORPUS, Outcome, load_cases, replay_all, score, table
 
 MIN_PRECISION = 0.98

@@ -9,11 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.guidance.nudges import NATIVE_HINT, TEXT_HINT, Nudger
-from axon_cli.model.llm import AssistantTurn
-from axon_cli.protocols.builtin import ALREADY_DONE, FIX_STEP, NEXT_STEP, SAVED, AutoProtocol, TextProtocol
-from axon_cli.protocols.textcalls import parse_text_calls
+from axon_cli.agent.guidance.nudges import NATIVE_HINT, TEXT_HINT, Nudger
+from axon_cli.agent.model.llm import AssistantTurn
+from axon_cli.agent.protocols.builtin import (
+    ALREADY_DONE,
+    FIX_STEP,
+    NEXT_STEP,
+    SAVED,
+    AutoProtocol,
+    TextProtocol,
+)
+from axon_cli.agent.protocols.textcalls import parse_text_calls
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import CallResult
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
@@ -228,7 +235,7 @@ def test_an_insertion_sent_again_later_in_the_turn_is_not_made_twice(registry):
 def test_a_search_that_found_nothing_is_followed_by_look_another_way_once_per_turn(registry):
     """After "no matches" a 1.5B model answered "not found" at once; the hint to look another way
     comes once per turn (after that, "not found" may well be the answer)."""
-    from axon_cli.protocols.builtin import SEARCH_AGAIN
+    from axon_cli.agent.protocols.builtin import SEARCH_AGAIN
 
     proto = AutoProtocol()
     search = '```json\n{"name": "search_files", "arguments": {"pattern": "^version = (.+)$"}}\n```'
@@ -246,7 +253,7 @@ def test_a_search_that_found_nothing_is_followed_by_look_another_way_once_per_tu
 
 
 def test_a_search_result_with_its_own_note_is_followed_by_take_that_step(registry):
-    from axon_cli.protocols.builtin import SEARCH_NOTE
+    from axon_cli.agent.protocols.builtin import SEARCH_NOTE
 
     proto = AutoProtocol()
     turn = proto.extract_calls(AssistantTurn(content='{"name": "search_files", "arguments": {"pattern": "a.csv"}}'),

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.guidance.nudges import NATIVE_HINT, TEXT_HINT
-from axon_cli.guidance.reminders import AnswerChecks
-from axon_cli.guidance.targets import TaskTargets
-from axon_cli.protocols.textcalls import parse_text_calls
+from axon_cli.agent.guidance.nudges import NATIVE_HINT, TEXT_HINT
+from axon_cli.agent.guidance.reminders import AnswerChecks
+from axon_cli.agent.guidance.task_files import TaskTargets
+from axon_cli.agent.protocols.textcalls import parse_text_calls
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

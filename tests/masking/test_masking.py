@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from axon_cli.masking import REDACTED, Masker, is_credential_env, is_secret_env_name, safe_boundary
-from axon_cli.tools.builtin.shell.capture import StreamCapture
+from axon_cli.machinery.masking import REDACTED, Masker, is_credential_env, is_secret_env_name, safe_boundary
+from axon_cli.tools.builtin.bash.capture import StreamCapture
 from tests.budget import examples
 
 m = Masker({})

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from axon_cli.masking import REDACTED, Masker
-from axon_cli.tools.builtin.shell.capture import StreamCapture
+from axon_cli.machinery.masking import REDACTED, Masker
+from axon_cli.tools.builtin.bash.capture import StreamCapture
 from tests.budget import examples
 
 PRIVATE_LINES = ["AAAAIHB1dHR5LXByaXZhdGUta2V5LW1hdGVyaWFsLTAxMjM0NTY3ODlhYmNkZWZn",

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from axon_cli.masking import RULES, Masker
-from axon_cli.masking.rules_legacy import LEGACY_RULES
-from axon_cli.tools.builtin.shell.capture import StreamCapture
+from axon_cli.machinery.masking import RULES, Masker
+from axon_cli.machinery.masking.rules_legacy import LEGACY_RULES
+from axon_cli.tools.builtin.bash.capture import StreamCapture
 from tests import masking_reference as ref
 from tests.budget import examples
 

@@ -9,7 +9,7 @@ import string
 
 import pytest
 
-from axon_cli.masking import REDACTED, RULES, Masker, Rule
+from axon_cli.machinery.masking import REDACTED, RULES, Masker, Rule
 
 _CLASSES = {"a": string.ascii_letters + string.digits, "l": string.ascii_lowercase + string.digits,
             "U": string.ascii_uppercase + string.digits, "h": "0123456789abcdef", "H": "0123456789ABCDEF",

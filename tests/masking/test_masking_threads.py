@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from axon_cli.masking import Masker
-from axon_cli.masking.finder import HYPERSCAN_MIN
+from axon_cli.machinery.masking import Masker
+from axon_cli.machinery.masking.finder import HYPERSCAN_MIN
 
 pytest.importorskip("hyperscan")
 

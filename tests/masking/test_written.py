@@ -6,7 +6,7 @@ import json
 import logging
 from pathlib import Path
 
-from axon_cli.masking.written import MaskingFormatter, append_lines, masked_line, masked_value
+from axon_cli.machinery.masking.written import MaskingFormatter, append_lines, masked_line, masked_value
 
 TOKEN = "ghp_" + "Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5"
 

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from axon_cli.model.turns import cached_tokens
+from axon_cli.agent.model.turns import cached_tokens
 
 
 @pytest.mark.parametrize(("usage", "cached"), [

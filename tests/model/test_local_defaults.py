@@ -8,16 +8,16 @@ import socket
 
 import pytest
 
-from axon_cli.config import Settings, load_settings
-from axon_cli.events import AutoApprover
-from axon_cli.model.local_defaults import (
+from axon_cli.agent.model.local_defaults import (
     LOCAL_SOURCE,
     apply_local_defaults,
     is_local_endpoint,
     probe_context_window,
     start_local_defaults,
 )
-from axon_cli.runtime import open_session
+from axon_cli.kernel.events import AutoApprover
+from axon_cli.session.runtime.opening import open_session
+from axon_cli.settings.config import Settings, load_settings
 from tests.conftest import TEST_KEY
 from tests.fakeserver import ScriptedServer, text_reply
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.permissions.decide import decide
-from axon_cli.permissions.decision_context import DISK, Containment
-from axon_cli.permissions.modes import MODES
-from axon_cli.permissions.paths import fs_resolver
-from axon_cli.permissions.rules import RuleSet
+from axon_cli.policy.decide import decide
+from axon_cli.policy.decision_context import DISK, Containment
+from axon_cli.policy.modes import MODES
+from axon_cli.policy.paths import fs_resolver
+from axon_cli.policy.rules import RuleSet
 
 LETTER = {"allow": "A", "ask": "Q", "deny": "D"}
 READ_ONLY = [
@@ -176,7 +176,7 @@ def test_a_read_only_file_asks_before_a_file_tool_changes_it(tool: str, path: st
 ])
 def test_an_allow_rule_approves_running_inside_not_leaving(command: str, asked: bool, expected: str,
                                                            proj: tuple[Path, Path]) -> None:
-    from axon_cli.permissions.rules import rules_from_data
+    from axon_cli.policy.rules import rules_from_data
 
     root, home = proj
     (root / "run_tests.py").write_text("print('ok')\n")

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from axon_cli.acp.session import AcpSession
-from axon_cli.config import load_settings
-from axon_cli.events import DenyApprover
-from axon_cli.runtime import open_session
-from axon_cli.ui.plan import after_plan
-from axon_cli.ui.repl import Repl
-from axon_cli.ui.slash import run_slash
+from axon_cli.app.acp.acp_session import AcpSession
+from axon_cli.app.ui.plan import after_plan
+from axon_cli.app.ui.repl import Repl
+from axon_cli.app.ui.slash import run_slash
+from axon_cli.kernel.events import DenyApprover
+from axon_cli.session.runtime.opening import open_session
+from axon_cli.settings.config import load_settings
 from tests.conftest import TEST_KEY
 from tests.fakeserver import text_reply
 
@@ -139,7 +139,7 @@ def test_no_module_keeps_a_copy_of_the_mode():
 
 
 def test_an_unknown_mode_changes_nothing(project, server, monkeypatch):
-    from axon_cli.errors import ConfigError
+    from axon_cli.kernel.errors import ConfigError
 
     monkeypatch.chdir(project)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(project.parent / "home" / ".config"))

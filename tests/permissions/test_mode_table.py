@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from axon_cli.permissions.modes import MODES
+from axon_cli.policy.modes import MODES
 from tests.permissions.test_mode_ladder import containment, make_project, verdicts
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "permissions.md"

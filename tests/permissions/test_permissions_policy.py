@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from axon_cli.config import load_settings
-from axon_cli.errors import ConfigError
-from axon_cli.permissions.paths import fs_resolver
-from axon_cli.permissions.policy import RulePolicy, decide, load_policy
-from axon_cli.permissions.rules import RuleSet, bash_match, load_rules, path_match, rules_from_data
+from axon_cli.kernel.errors import ConfigError
+from axon_cli.policy.paths import fs_resolver
+from axon_cli.policy.project_policy import RulePolicy, decide, load_policy
+from axon_cli.policy.rules import RuleSet, bash_match, load_rules, path_match, rules_from_data
+from axon_cli.settings.config import load_settings
+from axon_cli.settings.trust import FolderTrust
 from axon_cli.tools.spec import ToolContext, ToolSpec
-from axon_cli.trust import FolderTrust
 
 SRC = ".axon/permissions.toml"
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.errors import ConfigError
-from axon_cli.permissions.decide import decide
-from axon_cli.permissions.modes import MODES, changes_nothing, rank, wider_modes
-from axon_cli.permissions.rules import RuleSet, rules_from_data
-from axon_cli.trust.widening import PERMISSIONS, Baseline, find
+from axon_cli.kernel.errors import ConfigError
+from axon_cli.policy.decide import decide
+from axon_cli.policy.modes import MODES, changes_nothing, rank, wider_modes
+from axon_cli.policy.rules import RuleSet, rules_from_data
+from axon_cli.settings.config import Settings
+from axon_cli.settings.trust.widening import PERMISSIONS, Baseline, find
 
 
 def test_plan_sits_between_read_only_and_default() -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.permissions.decide import decide
-from axon_cli.permissions.rules import rules_from_data
-from axon_cli.permissions.web import domain_match, host_of, named_hosts
+from axon_cli.policy.decide import decide
+from axon_cli.policy.rules import rules_from_data
+from axon_cli.policy.web import domain_match, host_of, named_hosts
 
 
 def web(url: str, mode: str = "default", **rules: list[str]):  # type: ignore[no-untyped-def]

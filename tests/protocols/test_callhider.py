@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from axon_cli.protocols.callhider import CallHider
-from axon_cli.tools.builtin.files.tool import TOOLS
+from axon_cli.agent.protocols.callhider import CallHider
+from axon_cli.tools.builtin.files.file_tools import TOOLS
 from axon_cli.tools.registry import ToolRegistry
 
 
 def _shown(reply: str, step: int) -> str:
-    from axon_cli.protocols.textcalls import parse_text_calls
+    from axon_cli.agent.protocols.textcalls import parse_text_calls
 
     registry = ToolRegistry(TOOLS)
     hider = CallHider(lambda block: bool(parse_text_calls(block, registry).calls))

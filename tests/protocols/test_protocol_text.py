@@ -7,10 +7,9 @@ import json
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.guidance.nudges import EMPTY_NUDGE, TEXT_HINT, Nudger
-from axon_cli.model.llm import AssistantTurn
-from axon_cli.protocols.builtin import (
+from axon_cli.agent.guidance.nudges import EMPTY_NUDGE, TEXT_HINT, Nudger
+from axon_cli.agent.model.llm import AssistantTurn
+from axon_cli.agent.protocols.builtin import (
     COMPACT_CORE,
     AutoProtocol,
     CompactNativeProtocol,
@@ -18,7 +17,8 @@ from axon_cli.protocols.builtin import (
     apply_profile,
     make_protocol,
 )
-from axon_cli.protocols.textcalls import parse_text_calls
+from axon_cli.agent.protocols.textcalls import parse_text_calls
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import CallResult
 from axon_cli.tools.registry import ToolRegistry, builtin_specs
 

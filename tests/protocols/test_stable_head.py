@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from axon_cli.config import Settings
-from axon_cli.model.llm import AssistantTurn
-from axon_cli.protocols.builtin import AutoProtocol, make_protocol
+from axon_cli.agent.model.llm import AssistantTurn
+from axon_cli.agent.protocols.builtin import AutoProtocol, make_protocol
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import CallResult, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.model.llm import AssistantTurn
-from axon_cli.protocols.builtin import make_protocol
-from axon_cli.protocols.callshapes import call_shape, leading_calls, whole_reply_calls
-from axon_cli.protocols.textcalls import parse_text_calls
+from axon_cli.agent.model.llm import AssistantTurn
+from axon_cli.agent.protocols.builtin import make_protocol
+from axon_cli.agent.protocols.callshapes import call_shape, leading_calls, whole_reply_calls
+from axon_cli.agent.protocols.textcalls import parse_text_calls
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.suggest import closest_names, fitting_tool

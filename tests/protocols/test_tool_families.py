@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.protocols.builtin import AutoProtocol, TextProtocol, family, make_protocol
-from axon_cli.protocols.textcalls import parse_text_calls
-from axon_cli.protocols.toolprompt import BEGIN, FAMILIES, family_for, tools_block
+from axon_cli.agent.protocols.builtin import AutoProtocol, TextProtocol, family, make_protocol
+from axon_cli.agent.protocols.textcalls import parse_text_calls
+from axon_cli.agent.protocols.toolprompt import BEGIN, FAMILIES, family_for, tools_block
+from axon_cli.settings.config import Settings
 from axon_cli.tools.registry import ToolRegistry
 
 
@@ -79,13 +79,13 @@ def test_no_task_specific_wording_in_the_templates():
     from importlib import resources
 
     for fam in (*FAMILIES, "auto"):
-        text = (resources.files("axon_cli.prompts") / f"text_tools_{fam}.md").read_text()
+        text = (resources.files("axon_cli.kernel.prompts") / f"text_tools_{fam}.md").read_text()
         for word in ("version", "typo", "hello", "pytest", "README", "test"):
             assert word not in text, (fam, word)
 
 
 def test_a_description_is_cut_to_its_first_sentence_at_a_word_boundary() -> None:
-    from axon_cli.protocols.toolprompt import first_sentence
+    from axon_cli.agent.protocols.toolprompt import first_sentence
 
     assert first_sentence("Read a file, e.g. a config. Lines are numbered.", 80) == "Read a file, e.g. a config."
     assert first_sentence("Run a command; stdin is closed", 80) == "Run a command"

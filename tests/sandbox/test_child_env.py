@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings, load_settings
-from axon_cli.masking import reset_default
-from axon_cli.masking.userinfo import has_userinfo, hide_userinfo, strip_userinfo
-from axon_cli.sandbox import child_env as module
-from axon_cli.sandbox.child_env import NONINTERACTIVE_ENV, admit, child_env, configure, own_secrets
+from axon_cli.machinery.masking import reset_default
+from axon_cli.machinery.masking.userinfo import has_userinfo, hide_userinfo, strip_userinfo
+from axon_cli.machinery.sandbox import child_env as module
+from axon_cli.machinery.sandbox.child_env import NONINTERACTIVE_ENV, admit, child_env, configure, own_secrets
+from axon_cli.settings.config import Settings, load_settings
 
 TOKEN = "ghp_" + "Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5"
 KEY = "sk-config-0123456789abcdefghij"

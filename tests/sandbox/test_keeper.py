@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from axon_cli.sandbox.lifetime import keeper_argv
+from axon_cli.machinery.sandbox.lifetime import keeper_argv
 from tests.e2e.faults.lifetime import end_all, live, new_token, spinner, wait_gone, wait_until
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the keeper is Linux only")

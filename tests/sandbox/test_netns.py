@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.sandbox import netns
-from axon_cli.sandbox.bwrap import wrap_command
+from axon_cli.machinery.sandbox import netns
+from axon_cli.machinery.sandbox.bwrap import wrap_command
 from tests.sandbox.test_sandbox import needs_namespaces
 
 NETNS = Path(netns.__file__)

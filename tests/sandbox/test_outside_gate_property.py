@@ -21,7 +21,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from axon_cli.sandbox.outside import Launch, OutsideGate
+from axon_cli.machinery.sandbox.outside import Launch, OutsideGate
 from tests.budget import examples
 
 SCRIPTS = {"tools/s.py": "py", "tools/ok.py": "py", "tools/s.sh": "sh", "tools/s.js": "js", "tools/s.pl": "pl",

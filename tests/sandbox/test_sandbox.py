@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli import sandbox
-from axon_cli.config import Settings
-from axon_cli.errors import ConfigError
-from axon_cli.tools.builtin.shell.tool import bash_spec
+from axon_cli.kernel.errors import ConfigError
+from axon_cli.machinery import sandbox
+from axon_cli.settings.config import Settings
+from axon_cli.tools.builtin.bash.bash_tool import bash_spec
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
@@ -26,7 +26,7 @@ def _namespaces_unavailable() -> str | None:
     bwrap = sandbox.find_bwrap()
     if bwrap is None:
         return "bubblewrap (bwrap) is not installed here: apt install bubblewrap (CI installs it)"
-    from axon_cli.sandbox.probe import _run_probe
+    from axon_cli.machinery.sandbox.probe import _run_probe
 
     reason = _run_probe(bwrap)       # uncached: collection runs before the fixture isolating the state dir
     return f"bwrap cannot create namespaces on this machine: {reason}" if reason else None
@@ -237,7 +237,7 @@ def test_tools_installed_under_tmp_stay_runnable(root: Path, tmp_path: Path,
 def test_the_probe_runs_once_per_boot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib
 
-    probe_module = importlib.import_module("axon_cli.sandbox.probe")
+    probe_module = importlib.import_module("axon_cli.machinery.sandbox.probe")
 
     runs = tmp_path / "runs"
     fake = tmp_path / "bwrap"
@@ -269,7 +269,7 @@ def test_the_probe_runs_once_per_boot(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_a_mount_point_left_by_a_killed_axon_is_swept(tmp_path: Path) -> None:
     import subprocess
 
-    from axon_cli.sandbox import mountpoints
+    from axon_cli.machinery.sandbox import mountpoints
 
     placeholder = tmp_path / "proj" / ".git"
     placeholder.parent.mkdir()

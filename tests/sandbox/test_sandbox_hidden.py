@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.permissions.paths import sensitive_reason
-from axon_cli.sandbox import hidden
+from axon_cli.machinery.sandbox import hidden
+from axon_cli.policy.paths import sensitive_reason
 from axon_cli.tools.builtin.search.ripgrep import find_rg
 
 TREE = [".env", ".env.local", ".env.example", "src/app.py", "src/keys/server.pem", "deep/a/b/c/id_ed25519",

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.sandbox import repos, scan
-from axon_cli.sandbox.bwrap import wrap_command
+from axon_cli.machinery.sandbox import bounded_walk as scan
+from axon_cli.machinery.sandbox import repos
+from axon_cli.machinery.sandbox.bwrap import wrap_command
 from tests.sandbox.test_sandbox import bash, dispatcher, needs_namespaces
 
 

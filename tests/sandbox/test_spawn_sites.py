@@ -18,17 +18,17 @@ SPAWNERS = {
     "stdio": {"stdio_client"}, "mcp.client.stdio": {"stdio_client"},
 }
 ALLOWED = {
-    "sandbox/outside.py": "THE gate: hooks, MCP servers, diagnostics, language servers, bash and jobs start here",
-    "snapshots/shadow_git.py": "git for axon's own shadow snapshots (its own repository, fixed arguments)",
-    "snapshots/fastimport.py": "git fast-import into axon's shadow snapshot repository",
-    "gitsafe.py": "read-only git queries with hooks and config-run programs switched off",
+    "machinery/sandbox/outside.py": "THE gate: hooks, MCP servers, diagnostics, language servers, bash and jobs start here",
+    "machinery/snapshots/shadow_git.py": "git for axon's own shadow snapshots (its own repository, fixed arguments)",
+    "machinery/snapshots/fastimport.py": "git fast-import into axon's shadow snapshot repository",
+    "kernel/gitsafe.py": "read-only git queries with hooks and config-run programs switched off",
     "tools/builtin/search/ripgrep.py": "ripgrep, a fixed program that runs no project code (no --pre)",
-    "reports/doctor.py": "`rg --version` for axon doctor",
-    "sandbox/probe.py": "the bwrap probe: `bwrap … true`, whether namespaces work here",
-    "sandbox/hidden.py": "ripgrep --files to list the project's sensitive files for the hidden set",
-    "sandbox/lifetime.py": "the keeper around what the gate starts: called only by outside.popen (held below)",
-    "sandbox/keeper.py": "the keeper program starting the one command the gate handed it",
-    "sandbox/netns.py": "bwrap holding the session's loopback-only network namespace, and its `true` trial",
+    "app/reports/doctor.py": "`rg --version` for axon doctor",
+    "machinery/sandbox/probe.py": "the bwrap probe: `bwrap … true`, whether namespaces work here",
+    "machinery/sandbox/hidden.py": "ripgrep --files to list the project's sensitive files for the hidden set",
+    "machinery/sandbox/lifetime.py": "the keeper around what the gate starts: called only by outside.popen (held below)",
+    "machinery/sandbox/keeper.py": "the keeper program starting the one command the gate handed it",
+    "machinery/sandbox/netns.py": "bwrap holding the session's loopback-only network namespace, and its `true` trial",
 }
 
 
@@ -37,7 +37,7 @@ def test_the_keeper_is_started_only_by_the_gate() -> None:
     callers = sorted(str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
                      if "lifetime import spawn" in path.read_text(encoding="utf-8")
                      or "lifetime.spawn(" in path.read_text(encoding="utf-8"))
-    assert callers == ["sandbox/outside.py"]
+    assert callers == ["machinery/sandbox/outside.py"]
 
 
 def spawn_sites(package: Path = PACKAGE) -> list[tuple[str, int, str]]:
@@ -74,12 +74,12 @@ def spawn_sites(package: Path = PACKAGE) -> list[tuple[str, int, str]]:
 
 def test_every_spawn_site_is_the_gate_or_allowed_with_a_reason() -> None:
     outside = [site for site in spawn_sites() if site[0] not in ALLOWED]
-    assert outside == [], f"processes started outside the gate (route them through sandbox/outside.py): {outside}"
+    assert outside == [], f"processes started outside the gate (route them through machinery/sandbox/outside.py): {outside}"
     assert all(reason.strip() for reason in ALLOWED.values())
 
 
 def test_the_gate_is_where_hooks_servers_and_commands_start() -> None:
-    sites = {what for where, _, what in spawn_sites() if where in ("sandbox/outside.py", "sandbox/lifetime.py")}
+    sites = {what for where, _, what in spawn_sites() if where in ("machinery/sandbox/outside.py", "machinery/sandbox/lifetime.py")}
     assert {"subprocess.Popen", "mcp.client.stdio.stdio_client"} <= sites
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from axon_cli.session.attach import attach_mentions, attach_pasted, pasted_image
+from axon_cli.session.conversation.attach import attach_mentions, attach_pasted, pasted_image
 
 
 def write_png(path: Path, size: tuple[int, int] = (6, 4)) -> bytes:
@@ -33,7 +33,7 @@ def test_an_image_mention_becomes_a_picture_and_a_text_mention_stays_an_attachme
 
 
 def test_a_turn_holds_at_most_its_byte_budget_of_pictures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("axon_cli.session.attach.MAX_TURN_IMAGE_BYTES", 200)
+    monkeypatch.setattr("axon_cli.session.conversation.attach.MAX_TURN_IMAGE_BYTES", 200)
     for name in ("a.png", "b.png", "c.png"):
         write_png(tmp_path / name, (6, 4))                 # about 70 bytes each
     turn, notes = attach_mentions("@a.png @b.png @c.png", tmp_path)

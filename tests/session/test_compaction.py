@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from axon_cli.config import load_settings
-from axon_cli.events import AutoApprover, Compacted, Event, Notice
-from axon_cli.runtime import open_session
-from axon_cli.session.compaction import ELIDE_MIN_CHARS, elide, split_point
-from axon_cli.session.compaction_text import approx_tokens, summary_message
-from axon_cli.session.transcript import Transcript, load_transcript
+from axon_cli.kernel.events import AutoApprover, Compacted, Event, Notice
+from axon_cli.session.conversation.compaction import ELIDE_MIN_CHARS, elide, split_point
+from axon_cli.session.conversation.compaction_text import approx_tokens, summary_message
+from axon_cli.session.conversation.transcript import Transcript, load_transcript
+from axon_cli.session.runtime.opening import open_session
+from axon_cli.settings.config import load_settings
 from axon_cli.tools.spec import ToolContext, ToolSpec
 from tests.conftest import TEST_KEY
 from tests.fakeserver import Reply, error_reply, text_reply, tool_reply

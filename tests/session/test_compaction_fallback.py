@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from axon_cli.session.compaction import drop_oldest, elide
-from axon_cli.session.compaction_text import approx_tokens
+from axon_cli.session.conversation.compaction import drop_oldest, elide
+from axon_cli.session.conversation.compaction_text import approx_tokens
 from tests.fakeserver import Reply, text_reply, tool_reply
 from tests.session.test_compaction import _exchange, assert_paired
 

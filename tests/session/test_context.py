@@ -8,14 +8,14 @@ import subprocess
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.session.context import (
+from axon_cli.session.conversation.context import (
     build_project_context,
     build_system_prompt,
     gather_context,
     git_summary,
     instructions_block,
 )
+from axon_cli.settings.config import Settings
 from axon_cli.tools.registry import ToolRegistry
 from tests.fakeserver import text_reply, tool_reply
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from axon_cli.config import Price, Settings, load_settings
-from axon_cli.events import AutoApprover, Event, Usage
-from axon_cli.model.llm import SessionUsage
-from axon_cli.runtime import open_session
-from axon_cli.session.cost import CostMeter, price_for
+from axon_cli.agent.model.llm import SessionUsage
+from axon_cli.kernel.events import AutoApprover, Event, Usage
+from axon_cli.session.conversation.cost import CostMeter, price_for
+from axon_cli.session.runtime.opening import open_session
+from axon_cli.settings.config import Price, Settings, load_settings
 from tests.conftest import TEST_KEY
 from tests.fakeserver import text_reply
 

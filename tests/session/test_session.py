@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.errors import UsageError
-from axon_cli.reports.sessions import sessions_table
-from axon_cli.session.transcript import (
+from axon_cli.app.reports.sessions import sessions_table
+from axon_cli.kernel.errors import UsageError
+from axon_cli.session.conversation.transcript import (
     INTERRUPTED_RESULT,
     Transcript,
     latest_session_id,

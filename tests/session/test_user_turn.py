@@ -1,4 +1,4 @@
-"""The typed user turn (``axon_cli/turn.py``): ``@path`` mentions become ``Attachment`` values, and the
+"""The typed user turn (``axon_cli/kernel/turn.py``): ``@path`` mentions become ``Attachment`` values, and the
 turn renders to exactly the message the glued string was before (the expected bytes below are that
 format, written out); a string read back gives the same turn; the answer guidance gets the same
 answers from a typed turn as from its rendered message; a session records the user's words."""
@@ -10,14 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.guidance.nudges import NATIVE_HINT
-from axon_cli.guidance.reminders import AnswerChecks
-from axon_cli.session.attach import MAX_ATTACH_BYTES, MAX_ATTACH_LINES, attach_mentions
-from axon_cli.session.transcript import Transcript, list_sessions, load_transcript
+from axon_cli.agent.guidance.nudges import NATIVE_HINT
+from axon_cli.agent.guidance.reminders import AnswerChecks
+from axon_cli.kernel.turn import Attachment, UserTurn
+from axon_cli.session.conversation.attach import (
+    MAX_ATTACH_BYTES,
+    MAX_ATTACH_LINES,
+    attach_mentions,
+)
+from axon_cli.session.conversation.transcript import Transcript, list_sessions, load_transcript
+from axon_cli.settings.config import Settings
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
-from axon_cli.turn import Attachment, UserTurn
 
 A_PY = "def add(a, b):\n    return a - b\n"
 CUT = "[truncated to the first {n} lines; use read_file with an offset for the rest]"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.snapshots import ProjectSnapshots, undo_turns
-from axon_cli.snapshots import ignored as ignored_mod
-from axon_cli.snapshots.coverage import uncovered
-from axon_cli.snapshots.shadow import ShadowRepo
+from axon_cli.machinery.snapshots import ProjectSnapshots, undo_turns
+from axon_cli.machinery.snapshots import ignored as ignored_mod
+from axon_cli.machinery.snapshots.coverage import uncovered
+from axon_cli.machinery.snapshots.shadow import ShadowRepo
 
 
 def _write(root: Path, files: dict[str, str | bytes]) -> None:

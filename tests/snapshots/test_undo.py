@@ -9,10 +9,10 @@ import stat
 
 import pytest
 
-from axon_cli.config import load_settings
-from axon_cli.events import AutoApprover
-from axon_cli.runtime import open_session
-from axon_cli.snapshots import ProjectSnapshots, undo_turns
+from axon_cli.kernel.events import AutoApprover
+from axon_cli.machinery.snapshots import ProjectSnapshots, undo_turns
+from axon_cli.session.runtime.opening import open_session
+from axon_cli.settings.config import load_settings
 from tests.conftest import TEST_KEY
 from tests.fakeserver import text_reply, tool_reply
 
@@ -187,7 +187,7 @@ def test_size_caps_leave_files_out_and_coverage_says_why(project):
         snap = store.take()
     assert snap.skipped == {"big.bin": "is over the snapshot size cap (2 MB)",
                             "m2.bin": "was left out of the snapshot (its budget of 1.5 MB was used up)"}
-    from axon_cli.snapshots.coverage import uncovered
+    from axon_cli.machinery.snapshots.coverage import uncovered
 
     names = ("small.txt", "m1.bin", "m2.bin", "big.bin", "data", "data/d.csv", "nope.txt", ".")
     with store.locked():
@@ -202,7 +202,7 @@ def test_size_caps_leave_files_out_and_coverage_says_why(project):
 
 
 def _modes_sample():
-    from axon_cli.snapshots.modes import Modes, Stamp
+    from axon_cli.machinery.snapshots.permission_bits import Modes, Stamp
 
     return Modes(0o664, 0o775, files={os.fsdecode(b"caf\xe9.txt"): 0o600, "bin/run": 0o4755},
                  dirs={"bin": 0o2750, "empty dir": 0o700, "locked": 0o000}, locked={"locked"},
@@ -210,7 +210,7 @@ def _modes_sample():
 
 
 def test_modes_round_trip_names_that_are_not_utf8_and_every_bit():
-    from axon_cli.snapshots.modes import parse
+    from axon_cli.machinery.snapshots.permission_bits import parse
 
     sample = _modes_sample()
     data = sample.encode()
@@ -230,7 +230,7 @@ def test_modes_round_trip_names_that_are_not_utf8_and_every_bit():
     (b"axon-modes 1 0644 0755\nl \0", "outside the project"), (b"axon-modes 1 0644 0755\no ../x\0", "outside"), (b"\xff\xfe\0\0garbage", "not a modes file"),
 ])
 def test_a_corrupt_modes_blob_is_one_clear_error(data, why):
-    from axon_cli.snapshots.modes import ModesError, parse
+    from axon_cli.machinery.snapshots.permission_bits import ModesError, parse
 
     with pytest.raises(ModesError) as e:
         parse(data, "0123456789abcdef" * 2 + "01234567")
@@ -242,7 +242,7 @@ def test_a_corrupt_modes_blob_is_one_clear_error(data, why):
 def test_mutated_modes_blobs_never_raise_anything_else():
     import random
 
-    from axon_cli.snapshots.modes import ModesError, parse
+    from axon_cli.machinery.snapshots.permission_bits import ModesError, parse
 
     data = bytearray(_modes_sample().encode())
     rng = random.Random(7)

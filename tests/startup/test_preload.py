@@ -8,8 +8,8 @@ import ssl
 
 import pytest
 
-from axon_cli.model import tls
-from axon_cli.startup.preload import _named_endpoint
+from axon_cli.agent.model import tls
+from axon_cli.app.preload import _named_endpoint
 
 
 def test_the_named_endpoint_comes_from_the_flag_then_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

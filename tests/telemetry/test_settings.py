@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from axon_cli.telemetry.settings import TelemetryConfig, plan_telemetry
+from axon_cli.settings.telemetry_config import TelemetryConfig, plan_telemetry
 
 UNSET = TelemetryConfig()
 ON = TelemetryConfig(enabled=True)

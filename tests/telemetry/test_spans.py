@@ -13,7 +13,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from axon_cli.events import (
+from axon_cli.app.telemetry.spans import SpanRecorder, tool_label, who_decided
+from axon_cli.kernel.events import (
     Error,
     PermissionDecision,
     SessionStarted,
@@ -23,7 +24,6 @@ from axon_cli.events import (
     TurnStarted,
     Usage,
 )
-from axon_cli.telemetry.spans import SpanRecorder, tool_label, who_decided
 
 RULE = 'deny rule "bash(curl https://internal.example/secret-path)" in .axon/permissions.toml'
 
@@ -132,7 +132,7 @@ def test_a_tool_name_the_model_made_up_is_not_carried_as_it_is(name, label):
 
 
 def test_error_type_is_the_status_a_timeout_or_other():
-    from axon_cli.telemetry.genai import error_type
+    from axon_cli.app.telemetry.genai import error_type
 
     assert error_type("HTTP 502: Bad Gateway (after 5 attempts)") == "502"
     assert error_type("the request timed out after 3 s") == "timeout"
@@ -145,14 +145,14 @@ def test_error_type_is_the_status_a_timeout_or_other():
     ("api.deepseek.com:443", "api.deepseek.com", 443, "deepseek"), ("[::1]:11434", "::1", 11434, "openai"),
 ])
 def test_server_and_provider_of_an_endpoint(endpoint, address, port, provider):
-    from axon_cli.telemetry.genai import provider_of, server_of
+    from axon_cli.app.telemetry.genai import provider_of, server_of
 
     assert server_of(endpoint) == (address, port)
     assert provider_of(address) == provider
 
 
 def test_content_is_recorded_only_when_opted_in_and_masked(rig):
-    from axon_cli.events import AssistantMessage
+    from axon_cli.kernel.events import AssistantMessage
 
     secret = "ghp_" + "Z7xq3N8vLw2Rk5Tb9Yc4Md6Pf1Gh0Js2Ku8A"
     for capture in (False, True):

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from axon_cli.config import Settings
-from axon_cli.permissions.base import Decision
-from axon_cli.state import GITIGNORE, ensure_state_dir
+from axon_cli.kernel.state import GITIGNORE, ensure_state_dir
+from axon_cli.policy.base import Decision
+from axon_cli.settings.config import Settings
 from axon_cli.tools.audit import MAX_INPUT_STRING, AuditLog
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry

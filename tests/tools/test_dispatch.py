@@ -10,9 +10,9 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel
 
-from axon_cli.config import Settings
-from axon_cli.events import AutoApprover, Event, PermissionDecision, ToolCallBegin, ToolCallEnd
-from axon_cli.permissions.base import Decision
+from axon_cli.kernel.events import AutoApprover, Event, PermissionDecision, ToolCallBegin, ToolCallEnd
+from axon_cli.policy.base import Decision
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec

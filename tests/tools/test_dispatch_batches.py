@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from axon_cli.config import Settings
-from axon_cli.events import Event
-from axon_cli.loop.agent import Agent
-from axon_cli.model.llm import LLMClient
+from axon_cli.agent.loop.agent import Agent
+from axon_cli.agent.model.llm import LLMClient
+from axon_cli.kernel.events import Event
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import Dispatcher
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext, ToolError, ToolSpec

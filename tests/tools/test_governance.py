@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from axon_cli.config import Settings
+from axon_cli.settings.config import Settings
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.governance import NOTE_MAX, govern, head_tail, truncate_middle
 from axon_cli.tools.registry import ToolRegistry

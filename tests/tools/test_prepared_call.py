@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from axon_cli.config import load_settings
-from axon_cli.events import AutoApprover
-from axon_cli.permissions.shell import analyze as analysis_module
-from axon_cli.runtime import open_session
+from axon_cli.kernel.events import AutoApprover
+from axon_cli.session.runtime.opening import open_session
+from axon_cli.settings.config import load_settings
+from axon_cli.shell import analyze as analysis_module
 from tests.conftest import TEST_KEY
 from tests.fakeserver import text_reply, tool_reply
 

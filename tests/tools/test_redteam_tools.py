@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from axon_cli.config import load_settings
-from axon_cli.events import AutoApprover
-from axon_cli.masking import Masker
-from axon_cli.permissions.policy import load_policy
-from axon_cli.sandbox import resolve
-from axon_cli.sandbox.child_env import child_env
-from axon_cli.tools.builtin.shell.tool import bash_spec
+from axon_cli.kernel.events import AutoApprover
+from axon_cli.machinery.masking import Masker
+from axon_cli.machinery.sandbox import resolve
+from axon_cli.machinery.sandbox.child_env import child_env
+from axon_cli.policy.project_policy import load_policy
+from axon_cli.settings.config import load_settings
+from axon_cli.tools.builtin.bash.bash_tool import bash_spec
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from axon_cli.permissions.base import Decision
+from axon_cli.policy.base import Decision
 from axon_cli.tools.tool_hooks import HookVerdict, combine
 
 ALLOW_RULE = Decision("allow", "allowed by a rule", 'allow rule "bash(rm *)" in .axon/permissions.toml')

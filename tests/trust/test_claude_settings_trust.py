@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from axon_cli.trust.folder import read_source
-from axon_cli.trust.widening import CLAUDE_SETTINGS, Baseline, find
+from axon_cli.settings.trust.folder import read_source
+from axon_cli.settings.trust.widening import CLAUDE_SETTINGS, Baseline, find
 
 
 def _items(root: Path) -> list:

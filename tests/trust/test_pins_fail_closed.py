@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.events import ApprovalAnswer, ApprovalRequest
-from axon_cli.reports.trust import status_text
-from axon_cli.sandbox.outside import HOW_TO_PIN, Launch, OutsideGate
-from axon_cli.trust import FolderTrust
-from axon_cli.trust.pins import argv_runs, command_runs
-from axon_cli.trust.store import TrustStore
-from axon_cli.trust.widening import CLAUDE_SETTINGS, CONFIG
+from axon_cli.app.reports.trust import status_text
+from axon_cli.kernel.events import ApprovalAnswer, ApprovalRequest
+from axon_cli.machinery.sandbox.outside import HOW_TO_PIN, Launch, OutsideGate
+from axon_cli.settings.trust import FolderTrust
+from axon_cli.settings.trust.pins import argv_runs, command_runs
+from axon_cli.settings.trust.trust_record import TrustStore
+from axon_cli.settings.trust.widening import CLAUDE_SETTINGS, CONFIG
 
 
 @pytest.fixture

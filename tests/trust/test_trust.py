@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import load_settings
-from axon_cli.permissions.policy import RulePolicy, load_policy
-from axon_cli.permissions.rules import load_rules
-from axon_cli.trust import FolderTrust, TrustView, file_item
-from axon_cli.trust.store import TrustStore
-from axon_cli.trust.widening import CONFIG, MCP_JSON, PERMISSIONS, Baseline, find, keep_trusted
+from axon_cli.policy.project_policy import RulePolicy, load_policy
+from axon_cli.policy.rules import load_rules
+from axon_cli.settings.config import load_settings
+from axon_cli.settings.trust import FolderTrust, TrustView, file_item
+from axon_cli.settings.trust.trust_record import TrustStore
+from axon_cli.settings.trust.widening import CONFIG, MCP_JSON, PERMISSIONS, Baseline, find, keep_trusted
 
 
 def ids(source: str, data: dict, base: Baseline = Baseline()) -> list[str]:
@@ -118,8 +118,8 @@ def test_a_command_is_an_item_exactly_when_the_command_loader_sees_tools(root):
     """The trust list and the command loader read front matter with the same reader: a command the
     loader would give tools to (BOM, `allowed-tools` spelling, an inline list) is always listed, so
     it can be trusted; one the loader sees without tools is not."""
-    from axon_cli.extend.commands import load_commands
-    from axon_cli.trust import TrustEverything
+    from axon_cli.session.extend.commands import load_commands
+    from axon_cli.settings.trust import TrustEverything
 
     write(root / ".axon" / "commands" / "bom.md", "\ufeff---\nallowed-tools: [bash, edit_file]\n---\nGo\n")
     write(root / ".axon" / "commands" / "plain.md", "---\n# allowed_tools: bash\ndescription: x\n---\nGo\n")
@@ -133,8 +133,8 @@ def test_a_command_is_an_item_exactly_when_the_command_loader_sees_tools(root):
 def test_claude_code_commands_are_items_in_subfolders_and_with_shell_lines_and_trust_loads_them(root):
     """``.claude/commands`` (subfolders too) is reviewed like ``.axon/commands``; a ``!`` line counts as
     widening like ``allowed-tools``: the items are exactly the files the loader holds back."""
-    from axon_cli.extend.commands import load_commands
-    from axon_cli.trust import TrustNothing
+    from axon_cli.session.extend.commands import load_commands
+    from axon_cli.settings.trust import TrustNothing
 
     write(root / ".claude" / "commands" / "git" / "commit.md", "---\nallowed-tools: Bash(git add:*)\n---\nGo\n")
     write(root / ".claude" / "commands" / "status.md", "Status: !`git status`\n")
@@ -196,8 +196,8 @@ def test_a_broken_record_means_untrusted_with_one_line(root, content, fragment):
 
 def test_two_processes_trusting_at_once_both_keep_their_change(tmp_path):
     folders = [tmp_path / f"f{i}" for i in range(2)]
-    code = ("import sys; from pathlib import Path; from axon_cli.trust.store import TrustStore\n"
-            "from axon_cli.trust.widening import allow_item\n"
+    code = ("import sys; from pathlib import Path; from axon_cli.settings.trust.trust_record import TrustStore\n"
+            "from axon_cli.settings.trust.widening import allow_item\n"
             "for n in range(40): TrustStore().keep(Path(sys.argv[1]), [allow_item(f'bash(x{n})')])\n")
     procs = [subprocess.Popen([sys.executable, "-c", code, str(f)]) for f in folders]
     assert [p.wait(60) for p in procs] == [0, 0]

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.reports.trust import describe
-from axon_cli.trust import FolderTrust
-from axon_cli.trust.changes import SessionChanges
-from axon_cli.trust.pins import argv_files, command_files
-from axon_cli.trust.store import TrustStore
-from axon_cli.trust.widening import CONFIG, MCP_JSON
+from axon_cli.app.reports.trust import describe
+from axon_cli.settings.trust import FolderTrust
+from axon_cli.settings.trust.changed_files import SessionChanges
+from axon_cli.settings.trust.pins import argv_files, command_files
+from axon_cli.settings.trust.trust_record import TrustStore
+from axon_cli.settings.trust.widening import CONFIG, MCP_JSON
 
 
 def write(path: Path, text: str = "x\n") -> Path:

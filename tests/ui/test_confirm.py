@@ -8,8 +8,8 @@ import threading
 import pytest
 from rich.console import Console
 
-from axon_cli.events import ApprovalRequest
-from axon_cli.ui.confirm import ReplApprover, answer_for, approval_panel
+from axon_cli.app.ui.confirm import ReplApprover, answer_for, approval_panel
+from axon_cli.kernel.events import ApprovalRequest
 
 BASH = ApprovalRequest(call_id="c1", tool="bash", arguments={"command": "rm -rf build"}, summary="rm -rf build",
                        reason="bash commands ask in default mode", destructive=True, preview="rm -rf build",
@@ -121,8 +121,8 @@ def test_ctrl_c_denies_and_cancels_the_turn():
 
 
 def test_elicitation_is_asked_field_by_field_and_converted():
-    from axon_cli.events import InputField, InputRequest
-    from axon_cli.mcp.asks import elicit_result
+    from axon_cli.kernel.events import InputField, InputRequest
+    from axon_cli.session.mcp.asks import elicit_result
 
     request = InputRequest(source="MCP server 'notes'", message="Who and how many?",
                            fields=[InputField(name="name", required=True), InputField(name="count", kind="integer")])

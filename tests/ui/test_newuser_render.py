@@ -9,8 +9,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from axon_cli.events import ToolCallBegin, ToolCallEnd
-from axon_cli.ui.stream import StreamView
+from axon_cli.app.ui.stream import StreamView
+from axon_cli.kernel.events import ToolCallBegin, ToolCallEnd
 
 VALIDATION = ("Error: 1 validation error in the arguments of read_file:\n  - path: Field required (expected string)\n"
               "  - unexpected argument 'pathx'; the parameters are: path, offset, limit\n"

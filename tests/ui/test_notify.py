@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from axon_cli.ui.notify import BEL, Notifier, osc_kind, sequence
+from axon_cli.app.ui.notify import BEL, Notifier, osc_kind, sequence
 
 
 def test_terminals_get_their_own_escape_and_others_the_bell() -> None:

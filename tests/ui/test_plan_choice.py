@@ -8,8 +8,8 @@ import io
 import pytest
 from rich.console import Console
 
-from axon_cli.loop.results import RunResult
-from axon_cli.ui.plan import (
+from axon_cli.agent.loop.results import RunResult
+from axon_cli.app.ui.plan import (
     after_plan,
     approval_message,
     ask_to_proceed,

@@ -6,7 +6,17 @@ import io
 
 from rich.console import Console
 
-from axon_cli.events import (
+from axon_cli.app.ui.render import (
+    diff_text,
+    print_error,
+    print_todos,
+    print_tool_end,
+    split_committed,
+    tool_label,
+    toolbar_text,
+)
+from axon_cli.app.ui.stream import StreamView
+from axon_cli.kernel.events import (
     AssistantDelta,
     AssistantMessage,
     Error,
@@ -16,16 +26,6 @@ from axon_cli.events import (
     TurnComplete,
     TurnStarted,
 )
-from axon_cli.ui.render import (
-    diff_text,
-    print_error,
-    print_todos,
-    print_tool_end,
-    split_committed,
-    tool_label,
-    toolbar_text,
-)
-from axon_cli.ui.stream import StreamView
 
 DIFF = "--- a/src/x.py\n+++ b/src/x.py\n@@ -1,2 +1,2 @@\n-a = 1\n+a = 2\n b = 3\n"
 
@@ -158,7 +158,7 @@ def test_tool_events_and_todo_only_when_changed():
 
 
 def test_approved_change_does_not_repeat_its_diff():
-    from axon_cli.events import ApprovalRequested, PermissionDecision
+    from axon_cli.kernel.events import ApprovalRequested, PermissionDecision
 
     c = console()
     view = StreamView(c, live=False)

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import typer
 
-from axon_cli.cli import app
-from axon_cli.ui.run_entry import FLAG_OPTIONS, VALUE_OPTIONS, RunArgs, parse_run_argv
+from axon_cli.app.entry.cli import app
+from axon_cli.app.ui.run_entry import FLAG_OPTIONS, VALUE_OPTIONS, RunArgs, parse_run_argv
 
 
 def run_command() -> Any:

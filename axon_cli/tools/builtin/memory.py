@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from axon_cli.masking.written import masked_text
-from axon_cli.state import atomic_write, ensure_state_dir
+from axon_cli.kernel.state import atomic_write, ensure_state_dir
+from axon_cli.machinery.masking.written import masked_text
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput, ToolSpec
 
 __all__ = ["TOOLS", "MemorySaveInput", "MemoryReadInput", "memory_save", "memory_read", "memory_dir",

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from axon_cli.events import TodoUpdated
+from axon_cli.kernel.events import TodoUpdated
 from axon_cli.tools.spec import ToolContext, ToolOutput, ToolSpec
 
 __all__ = ["TOOLS", "TodoItem", "TodoWriteInput", "todo_write", "render", "MARKS", "MAX_TODOS"]

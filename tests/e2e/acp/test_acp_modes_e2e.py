@@ -9,7 +9,7 @@ import pytest
 from acp import RequestError, text_block
 from acp.schema import ClientCapabilities
 
-from axon_cli.permissions.modes import MODES
+from axon_cli.policy.modes import MODES
 from tests.e2e.acp.client import RecordingClient, open_axon
 from tests.e2e.acp.test_acp_e2e import _run
 from tests.fakeserver import ScriptedServer, text_reply, tool_reply

@@ -18,7 +18,7 @@ from typing import Any
 
 from PIL import Image
 
-from axon_cli.imaging import MAX_EDGE
+from axon_cli.machinery.media.imaging import MAX_EDGE
 from tests.e2e.acp.client import DEADLINE_S, RecordingClient, open_axon
 from tests.e2e.attacks.lab import crashed
 from tests.e2e.attacks.pictures import big_jpeg, blank_png, png_chunk

@@ -1,5 +1,5 @@
 """Class C of issue 32 (structured text): every JSON a project, a server or the model supplies is parsed
-through the one bounded loader (``axon_cli/loaders.py``: size, UTF-8, nesting). Planted for real, one
+through the one bounded loader (``axon_cli/kernel/loaders.py``: size, UTF-8, nesting). Planted for real, one
 ``axon run`` each: no traceback, the exit code the README documents, and the effect: an optional file
 that cannot be used is one line naming it while axon goes on (a broken ``.claude/settings.json``: its
 hooks are left out, the other file's hooks still run); a model's tool call nested 50,000 deep or a

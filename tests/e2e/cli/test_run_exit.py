@@ -47,7 +47,7 @@ def test_text_output_is_complete_and_the_exit_code_kept(server, run_axon) -> Non
 def test_gc_pause_and_resume() -> None:
     import gc
 
-    from axon_cli.model import gcpause
+    from axon_cli.agent.model import gcpause
 
     assert gc.isenabled()
     gcpause.pause()

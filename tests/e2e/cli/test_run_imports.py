@@ -17,29 +17,29 @@ from pathlib import Path
 from tests.fakeserver import ScriptedServer, text_reply
 
 TOOL_MACHINERY = (
-    "axon_cli.tools.builtin.shell.capture", "axon_cli.tools.builtin.shell.spill_writer",
-    "axon_cli.tools.builtin.shell.pump", "axon_cli.tools.builtin.shell.jobs",
-    "axon_cli.tools.builtin.shell.hints", "axon_cli.tools.builtin.shell.notes",
+    "axon_cli.tools.builtin.bash.capture", "axon_cli.tools.builtin.bash.spill_writer",
+    "axon_cli.tools.builtin.bash.pump", "axon_cli.tools.builtin.bash.jobs",
+    "axon_cli.tools.builtin.bash.hints", "axon_cli.tools.builtin.bash.path_notes",
     "axon_cli.tools.builtin.files.buffers", "axon_cli.tools.builtin.files.fileio",
     "axon_cli.tools.builtin.files.matching", "axon_cli.tools.builtin.files.reading",
     "axon_cli.tools.builtin.search.ripgrep", "axon_cli.tools.builtin.search.walk",
-    "axon_cli.tools.builtin.search.notes", "axon_cli.tools.builtin.tool_search.ranking",
+    "axon_cli.tools.builtin.search.search_notes", "axon_cli.tools.builtin.tool_search.ranking",
     "axon_cli.tools.governance", "axon_cli.tools.validation",
-    "axon_cli.sandbox.bwrap", "axon_cli.sandbox.hidden", "axon_cli.sandbox.repos", "axon_cli.sandbox.scan",
-    "axon_cli.sandbox.sockets",
-    "axon_cli.snapshots.shadow", "axon_cli.snapshots.shadow_git", "axon_cli.snapshots.modes", "axon_cli.snapshots.coverage",
-    "axon_cli.session.compaction_fallback", "axon_cli.imaging",
+    "axon_cli.machinery.sandbox.bwrap", "axon_cli.machinery.sandbox.hidden", "axon_cli.machinery.sandbox.repos", "axon_cli.machinery.sandbox.bounded_walk",
+    "axon_cli.machinery.sandbox.sockets",
+    "axon_cli.machinery.snapshots.shadow", "axon_cli.machinery.snapshots.shadow_git", "axon_cli.machinery.snapshots.permission_bits", "axon_cli.machinery.snapshots.coverage",
+    "axon_cli.session.conversation.compaction_fallback", "axon_cli.machinery.media.imaging",
 )
 EXTENSION_MACHINERY = (
-    "axon_cli.extend.hook_guard", "axon_cli.extend.hook_runner", "axon_cli.extend.hook_reply",
-    "axon_cli.extend.hook_seams", "axon_cli.extend.claude_vocab", "axon_cli.extend.claude_rules",
-    "axon_cli.extend.pytools", "axon_cli.extend.function_schema", "axon_cli.extend.docstrings",
-    "axon_cli.extend.skill_tool", "axon_cli.extend.subagent", "axon_cli.extend.subagent_progress",
-    "axon_cli.prompts.frontmatter", "axon_cli.prompts.shell_lines",
-    "axon_cli.protocols.textcalls", "axon_cli.protocols.callshapes", "axon_cli.protocols.pyliteral",
-    "axon_cli.protocols.callorder",
-    "axon_cli.mcp.session", "axon_cli.mcp.servers", "axon_cli.mcp.names",
-    "axon_cli.reports", "axon_cli.reports.trust", "axon_cli.permissions.web",
+    "axon_cli.session.extend.hook_guard", "axon_cli.session.extend.hook_runner", "axon_cli.session.extend.hook_reply",
+    "axon_cli.session.extend.hook_seams", "axon_cli.session.extend.claude_vocab", "axon_cli.session.extend.claude_rules",
+    "axon_cli.session.extend.pytools", "axon_cli.session.extend.function_schema", "axon_cli.session.extend.docstrings",
+    "axon_cli.session.extend.skill_tool", "axon_cli.session.extend.subagent", "axon_cli.session.extend.subagent_progress",
+    "axon_cli.kernel.prompts.frontmatter", "axon_cli.kernel.prompts.shell_lines",
+    "axon_cli.agent.protocols.textcalls", "axon_cli.agent.protocols.callshapes", "axon_cli.agent.protocols.pyliteral",
+    "axon_cli.agent.protocols.callorder",
+    "axon_cli.session.mcp.session_servers", "axon_cli.settings.mcp_servers", "axon_cli.policy.tool_names",
+    "axon_cli.app.reports", "axon_cli.app.reports.trust", "axon_cli.policy.web",
 )
 
 
@@ -62,13 +62,13 @@ def run_hi_imports(server: ScriptedServer, project: Path, env: dict[str, str]) -
 def test_run_hi_does_not_load_tool_machinery(server, project: Path, axon_env: dict[str, str]) -> None:
     modules = run_hi_imports(server, project, axon_env)
     # the listing is read: the tools' specs, the sandbox's status and the session's snapshots are there
-    assert {"axon_cli.tools.builtin.shell.tool", "axon_cli.tools.builtin.files.tool", "axon_cli.sandbox.probe",
-            "axon_cli.snapshots.store", "axon_cli.session.compaction"} <= modules
+    assert {"axon_cli.tools.builtin.bash.bash_tool", "axon_cli.tools.builtin.files.file_tools", "axon_cli.machinery.sandbox.probe",
+            "axon_cli.machinery.snapshots.store", "axon_cli.session.conversation.compaction"} <= modules
     assert sorted(m for m in TOOL_MACHINERY if m in modules) == []
-    assert "typer" not in modules and "axon_cli.cli" not in modules   # `run hi` reads its own arguments
+    assert "typer" not in modules and "axon_cli.app.entry.cli" not in modules   # `run hi` reads its own arguments
 
 
 def test_run_hi_does_not_load_extension_machinery(server, project: Path, axon_env: dict[str, str]) -> None:
     modules = run_hi_imports(server, project, axon_env)
-    assert "axon_cli.runtime" in modules and "axon_cli.extend.task_tool" in modules   # the listing is read
+    assert "axon_cli.session.runtime.opening" in modules and "axon_cli.session.extend.task_tool" in modules   # the listing is read
     assert sorted(m for m in EXTENSION_MACHINERY if m in modules) == []

@@ -13,11 +13,11 @@ import pexpect
 import pytest
 import typer
 
-from axon_cli import cli
+from axon_cli.app.entry import cli
 from tests.conftest import axon_command
 
 TYPER_DIRECT = ("import sys; sys.argv = ['axon', *sys.argv[1:]]\n"
-                "from axon_cli.cli import main\nmain()\n")
+                "from axon_cli.app.entry.cli import main\nmain()\n")
 
 
 def command_paths() -> list[list[str]]:
@@ -106,7 +106,7 @@ def test_in_a_terminal_the_cached_help_is_typers(env: dict[str, str]) -> None:
 def installed_cli_source(env: dict[str, str], cwd: Path) -> Path:
     """The ``cli.py`` the ``axon`` binary loads: under a non-editable install (CI) it is the copy in
     site-packages, not the checkout's that this test process imported."""
-    found = subprocess.run([sys.executable, "-c", "import axon_cli.cli as c; print(c.__file__)"], env=env,
+    found = subprocess.run([sys.executable, "-c", "import axon_cli.app.entry.cli as c; print(c.__file__)"], env=env,
                            cwd=cwd, capture_output=True, text=True, timeout=60, check=True)
     return Path(found.stdout.strip())
 
@@ -137,7 +137,7 @@ def test_usage_errors_are_not_cached(env: dict[str, str]) -> None:
 
 
 def test_run_starts_the_sdk_import_on_a_thread() -> None:
-    from axon_cli.startup import preload
+    from axon_cli.app import preload
 
     assert preload.start(["run", "--help"]) is None and preload.start(["tools"]) is None
     thread = preload.start(["run", "hi"])

@@ -12,7 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from axon_cli.session.transcript import load_transcript
+from axon_cli.session.conversation.transcript import load_transcript
 from tests.conftest import axon_command
 from tests.fakeserver import text_reply, tool_reply
 

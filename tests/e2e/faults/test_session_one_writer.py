@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from axon_cli.session.transcript import load_transcript
+from axon_cli.session.conversation.transcript import load_transcript
 from tests.conftest import axon_command
 from tests.fakeserver import Reply, text_reply, tool_reply
 

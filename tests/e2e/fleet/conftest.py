@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.fleet.harbor_commands import install_command
+from axon_cli.app.fleet.harbor_commands import install_command
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -23,12 +23,12 @@ def harbor_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: igno
     monkeypatch.syspath_prepend(str(write_stub(tmp_path / "stub")))
     for name in [m for m in sys.modules if m == "harbor" or m.startswith("harbor.")]:
         monkeypatch.delitem(sys.modules, name)
-    monkeypatch.delitem(sys.modules, "axon_cli.fleet.harbor_agent", raising=False)
-    module = importlib.import_module("axon_cli.fleet.harbor_agent")
+    monkeypatch.delitem(sys.modules, "axon_cli.app.fleet.harbor_agent", raising=False)
+    module = importlib.import_module("axon_cli.app.fleet.harbor_agent")
     yield module
     for name in [m for m in sys.modules if m == "harbor" or m.startswith("harbor.")]:
         del sys.modules[name]
-    sys.modules.pop("axon_cli.fleet.harbor_agent", None)
+    sys.modules.pop("axon_cli.app.fleet.harbor_agent", None)
 
 
 def test_run_solves_the_task_and_reports_usage_to_harbor(harbor_agent, installed_venv, tmp_path, server):

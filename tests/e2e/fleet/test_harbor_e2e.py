@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.fleet.harbor_commands import (
+from axon_cli.app.fleet.harbor_commands import (
     RESULT_FILE,
     read_result,
     run_command,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
-from axon_cli.guidance.reminders import GROUND
-from axon_cli.loop.echo import ECHOED, ECHOED_AGAIN
-from axon_cli.protocols.builtin import FIX_STEP
+from axon_cli.agent.guidance.reminders import GROUND
+from axon_cli.agent.loop.echo import ECHOED, ECHOED_AGAIN
+from axon_cli.agent.protocols.builtin import FIX_STEP
 from tests.fakeserver import text_reply
 
 FAILING_CALL = '<tool_call>\n{"name": "read_file", "arguments": {"path": "absent.txt"}}\n</tool_call>'

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from axon_cli.guidance.repeats import ALREADY_HAVE
+from axon_cli.agent.guidance.repeats import ALREADY_HAVE
 from tests.fakeserver import text_reply, tool_reply
 
 

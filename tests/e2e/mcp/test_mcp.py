@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from axon_cli.config import McpServerConfig, Settings, load_settings
-from axon_cli.events import Event, Notice, ToolCallBegin, TurnStarted
-from axon_cli.mcp.client import McpManager
-from axon_cli.mcp.servers import ServerEntry, expand_vars, load_servers
-from axon_cli.mcp.session import McpSession
-from axon_cli.mcp.tools import make_spec, tool_name
-from axon_cli.runtime import EventBus
+from axon_cli.kernel.events import Event, Notice, ToolCallBegin, TurnStarted
+from axon_cli.session.mcp.client import McpManager
+from axon_cli.session.mcp.remote_tools import make_spec, tool_name
+from axon_cli.session.mcp.session_servers import McpSession
+from axon_cli.session.runtime.opening import EventBus
+from axon_cli.settings.config import McpServerConfig, Settings, load_settings
+from axon_cli.settings.mcp_servers import ServerEntry, expand_vars, load_servers
 from axon_cli.tools.dispatch import INTERRUPTED, Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext, ToolError

@@ -11,12 +11,12 @@ import threading
 import time
 from pathlib import Path
 
-from axon_cli.config import McpServerConfig
-from axon_cli.events import InputAnswer, InputRequest, Notice
-from axon_cli.mcp.client import McpManager
-from axon_cli.mcp.servers import ServerEntry
-from axon_cli.mcp.session import McpSession
-from axon_cli.runtime import EventBus
+from axon_cli.kernel.events import InputAnswer, InputRequest, Notice
+from axon_cli.session.mcp.client import McpManager
+from axon_cli.session.mcp.session_servers import McpSession
+from axon_cli.session.runtime.opening import EventBus
+from axon_cli.settings.config import McpServerConfig
+from axon_cli.settings.mcp_servers import ServerEntry
 from axon_cli.tools.registry import ToolRegistry
 from tests.e2e.mcp.test_mcp_client_e2e import activate, events
 from tests.e2e.mcp.test_mcp_e2e import DEMO, TRUSTED, tool_messages

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from axon_cli.guidance.nudges import EMPTY_NUDGE
-from axon_cli.loop.agent import CUT_CALL
+from axon_cli.agent.guidance.nudges import EMPTY_NUDGE
+from axon_cli.agent.loop.agent import CUT_CALL
 from tests.fakeserver import Reply, error_reply, text_reply, tool_reply
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from axon_cli.config import Settings
+from axon_cli.settings.config import Settings
 from tests.fakeserver import text_reply, tool_reply
 
 DEFAULT_MODEL = Settings.model_fields["model"].default

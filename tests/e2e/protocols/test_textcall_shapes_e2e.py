@@ -35,7 +35,7 @@ def test_native_reply_of_exactly_one_call_object_runs_through_dispatch_and_audit
 def test_a_text_call_result_in_the_default_protocol_says_what_to_do_next(server, run_axon, project):
     """Without the hint a 1.5B model answered a bash result with call after call (read the script,
     read it again…) instead of reporting the number it had just seen; with it, it answers."""
-    from axon_cli.protocols.builtin import NEXT_STEP, REPEATED
+    from axon_cli.agent.protocols.builtin import NEXT_STEP, REPEATED
     from tests.fakeserver import tool_reply
 
     (project / "VERSION").write_text("2.7.1\n")

@@ -1,4 +1,4 @@
-"""End-to-end: ``axon_cli.sdk`` in a real Python process (its own HOME) against the scripted server.
+"""End-to-end: ``axon_cli.app.sdk`` in a real Python process (its own HOME) against the scripted server.
 
 Each test runs a small program with the venv's interpreter, as a user's program would import axon,
 and asserts on what it printed, the files on disk and what the scripted model was sent.
@@ -91,7 +91,7 @@ def test_query_yields_the_typed_events_of_stream_json(server, project, axon_env)
     ran = program(project, axon_env, f"""
         import asyncio, json
         from axon_cli import sdk
-        from axon_cli.events import ToolCallEnd, TurnComplete
+        from axon_cli.kernel.events import ToolCallEnd, TurnComplete
         async def main():
             seen = []
             async for event in sdk.query("read a.txt", cwd={str(project)!r}):
@@ -149,7 +149,7 @@ def test_an_in_process_tool_is_offered_and_called(server, project, axon_env):
 def test_a_bad_mode_is_one_error_not_a_traceback(server, project, axon_env):
     ran = program(project, axon_env, f"""
         from axon_cli import sdk
-        from axon_cli.errors import AxonError
+        from axon_cli.kernel.errors import AxonError
         try:
             sdk.run("x", cwd={str(project)!r}, mode="everything")
         except AxonError as e:

@@ -15,7 +15,7 @@ from typing import Any
 
 from PIL import Image
 
-from axon_cli.imaging import MAX_BYTES, MAX_EDGE
+from axon_cli.machinery.media.imaging import MAX_BYTES, MAX_EDGE
 from tests.fakeserver import error_reply, text_reply, tool_reply
 
 VISION = {"AXON_MODEL": "gpt-4o"}

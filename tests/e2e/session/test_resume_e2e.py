@@ -8,10 +8,10 @@ import os
 import signal
 import subprocess
 
-from axon_cli.config import load_settings
-from axon_cli.events import AutoApprover
-from axon_cli.runtime import open_session
-from axon_cli.session.transcript import load_transcript
+from axon_cli.kernel.events import AutoApprover
+from axon_cli.session.conversation.transcript import load_transcript
+from axon_cli.session.runtime.opening import open_session
+from axon_cli.settings.config import load_settings
 from tests.conftest import TEST_KEY, axon_command
 from tests.fakeserver import text_reply, tool_reply
 

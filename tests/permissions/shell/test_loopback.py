@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from axon_cli.permissions.shell.loopback import loopback_only
+from axon_cli.shell.loopback import loopback_only
 
 
 @pytest.mark.parametrize("argv", [

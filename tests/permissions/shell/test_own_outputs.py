@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.guidance.destructive import destroys
-from axon_cli.permissions.decide import decide
-from axon_cli.permissions.decision_context import DISK, Containment
-from axon_cli.permissions.paths import fs_resolver
-from axon_cli.permissions.rules import RuleSet
+from axon_cli.agent.guidance.destructive import destroys
+from axon_cli.policy.decide import decide
+from axon_cli.policy.decision_context import DISK, Containment
+from axon_cli.policy.paths import fs_resolver
+from axon_cli.policy.rules import RuleSet
 
 # command, the path whose existence decides it (created as a file, or a folder when it ends in /)
 FORMS: list[tuple[str, str]] = [

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import load_settings
-from axon_cli.permissions.policy import decide, load_policy
-from axon_cli.permissions.rules import RuleSet, rules_from_data
-from axon_cli.permissions.shell.analyze import analyze
-from axon_cli.sandbox import resolve
+from axon_cli.machinery.sandbox import resolve
+from axon_cli.policy.project_policy import decide, load_policy
+from axon_cli.policy.rules import RuleSet, rules_from_data
+from axon_cli.settings.config import load_settings
+from axon_cli.shell.analyze import analyze
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import load_settings
-from axon_cli.permissions.policy import load_policy
-from axon_cli.sandbox import resolve
+from axon_cli.machinery.sandbox import resolve
+from axon_cli.policy.project_policy import load_policy
+from axon_cli.settings.config import load_settings
 from axon_cli.tools.dispatch import Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext

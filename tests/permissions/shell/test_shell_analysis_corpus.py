@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.permissions.base import Decision
-from axon_cli.permissions.decision_context import Containment
-from axon_cli.permissions.policy import decide
-from axon_cli.permissions.rules import RuleSet, rules_from_data
-from axon_cli.permissions.shell.analyze import analyze
+from axon_cli.policy.base import Decision
+from axon_cli.policy.decision_context import Containment
+from axon_cli.policy.project_policy import decide
+from axon_cli.policy.rules import RuleSet, rules_from_data
+from axon_cli.shell.analyze import analyze
 
 ROOT = Path("/work/proj")
 HOME = Path("/home/user")

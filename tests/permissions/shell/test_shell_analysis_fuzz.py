@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from axon_cli.permissions.shell.analyze import analyze
+from axon_cli.shell.analyze import analyze
 from tests.budget import examples
 
 SAFE = ["ls", "ls -la", "cat a.txt", "git status", "echo hi", "grep -n x f", "pwd", "wc -l f", "true",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from axon_cli.permissions.shell.analyze import analyze
-from axon_cli.permissions.shell.words import MAX_WORDS, expand_braces
+from axon_cli.shell.analyze import analyze
+from axon_cli.shell.words import MAX_WORDS, expand_braces
 
 # command, destructive, deletes, overwrites, edits
 CHANGES: list[tuple[str, bool, list[str], list[str], list[str]]] = [

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from axon_cli.permissions.shell.analyze import analyze
+from axon_cli.shell.analyze import analyze
 
 # command, read_only, a word of the opaque reason (None: not opaque), destructive
 R, W, NO = True, False, None

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.state import GITIGNORE
+from axon_cli.kernel.state import GITIGNORE
+from axon_cli.settings.config import Settings
 from axon_cli.tools.builtin.memory import MAX_CONTENT_CHARS
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry

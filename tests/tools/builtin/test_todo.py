@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.events import Event, TodoUpdated
+from axon_cli.kernel.events import Event, TodoUpdated
+from axon_cli.settings.config import Settings
 from axon_cli.tools.builtin.todo import TodoWriteInput
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from axon_cli.tools.spec import CallEnv, ToolContext
 
 if TYPE_CHECKING:
-    from axon_cli.sandbox import SandboxStatus
+    from axon_cli.machinery.sandbox import SandboxStatus
 
 __all__ = ["SESSION_CHANGES", "DIAG_CACHE", "CommandCheck", "commands_for", "introduced", "before_edit",
            "after_edit", "watch_diagnostics"]
@@ -69,7 +69,7 @@ def watch_diagnostics(ctx: ToolContext, gate: Any) -> None:
 
 
 def _launch(template: str, ctx: ToolContext) -> Any:
-    from axon_cli.sandbox.outside import Launch
+    from axon_cli.machinery.sandbox.outside import Launch
 
     return Launch("diagnostics", f"diagnostics command `{_short(template)}`", command=template.replace("{file}", "FILE"),
                   cwd=ctx.project_root, may_ask=False)
@@ -179,9 +179,9 @@ def _short(command: str) -> str:
 
 def _run(command: str, ctx: ToolContext, status: SandboxStatus) -> tuple[list[str] | None, str]:
     """The command's non-blank output lines, or None and a note (empty: say nothing)."""
-    from axon_cli import sandbox
-    from axon_cli.errors import ConfigError
-    from axon_cli.tools.builtin.shell.tool import SESSION_ENV_KEY, sandbox_mode
+    from axon_cli.kernel.errors import ConfigError
+    from axon_cli.machinery import sandbox
+    from axon_cli.tools.builtin.bash.bash_tool import SESSION_ENV_KEY, sandbox_mode
 
     mode = sandbox_mode(status, str(getattr(ctx.settings, "mode", "")), CallEnv())   # never outside
     if mode == "off" and (refused := _unconfined_refusal(command, ctx)) is not None:
@@ -190,8 +190,8 @@ def _run(command: str, ctx: ToolContext, status: SandboxStatus) -> tuple[list[st
         sandbox.check_available(mode)
     except ConfigError:
         return None, ""
-    from axon_cli.sandbox.child_env import child_env
-    from axon_cli.tools.builtin.shell.processes import RUN_MARKER, shell_path
+    from axon_cli.machinery.sandbox.child_env import child_env
+    from axon_cli.tools.builtin.bash.processes import RUN_MARKER, shell_path
 
     run_id = uuid.uuid4().hex
     env = child_env()
@@ -228,10 +228,10 @@ def _unconfined_refusal(command: str, ctx: ToolContext, template: str = "") -> s
 def _capture(argv: list[str], env: dict[str, str], run_id: str, ctx: ToolContext,
              timeout: float, mode: str = "off") -> tuple[str, int | None, str]:
     """Run ``argv`` in the project root: ("exit" | "timeout" | "cancelled" | "error", exit code, masked output)."""
-    from axon_cli.masking import default_masker
-    from axon_cli.sandbox import outside
-    from axon_cli.tools.builtin.shell.capture import StreamCapture
-    from axon_cli.tools.builtin.shell.pump import run_to_end
+    from axon_cli.machinery.masking import default_masker
+    from axon_cli.machinery.sandbox import outside
+    from axon_cli.tools.builtin.bash.capture import StreamCapture
+    from axon_cli.tools.builtin.bash.pump import run_to_end
 
     capture = StreamCapture(MAX_OUTPUT_CHARS, ctx.state_dir, "diagnostics", default_masker())
     try:

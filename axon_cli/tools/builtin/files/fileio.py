@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from axon_cli.state import atomic_write
+from axon_cli.kernel.state import atomic_write
 from axon_cli.tools.builtin.files.buffers import BUFFER_MTIME, buffer_fresh
 from axon_cli.tools.spec import ToolContext, ToolError
 

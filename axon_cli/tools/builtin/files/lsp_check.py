@@ -26,12 +26,12 @@ import uuid
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from axon_cli.loaders import json_value
+from axon_cli.kernel.loaders import json_value
 from axon_cli.tools.builtin.files.diagnostics import Problem, new_problems, report
 from axon_cli.tools.spec import CallEnv, ToolContext
 
 if TYPE_CHECKING:
-    from axon_cli.sandbox import SandboxStatus
+    from axon_cli.machinery.sandbox import SandboxStatus
 
 __all__ = ["SERVERS", "server_for", "check_with_server"]
 
@@ -67,9 +67,9 @@ def _check(path: Path, rel: str, old_text: str, new_text: str, created: bool, ct
            status: SandboxStatus | None) -> str:
     if status is None or not getattr(ctx.settings, "diagnostics_lsp", True):
         return ""
-    from axon_cli import sandbox
-    from axon_cli.sandbox import outside
-    from axon_cli.tools.builtin.shell.tool import sandbox_mode
+    from axon_cli.machinery import sandbox
+    from axon_cli.machinery.sandbox import outside
+    from axon_cli.tools.builtin.bash.bash_tool import sandbox_mode
 
     mode = sandbox_mode(status, str(getattr(ctx.settings, "mode", "")), CallEnv())
     found = server_for(path)
@@ -77,8 +77,8 @@ def _check(path: Path, rel: str, old_text: str, new_text: str, created: bool, ct
         return ""
     language, argv = found
     sandbox.check_available(mode)
-    from axon_cli.sandbox.child_env import child_env
-    from axon_cli.tools.builtin.shell.processes import RUN_MARKER, kill_tree
+    from axon_cli.machinery.sandbox.child_env import child_env
+    from axon_cli.tools.builtin.bash.processes import RUN_MARKER, kill_tree
 
     run_id = uuid.uuid4().hex
     env = child_env()

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from axon_cli.tools.spec import ToolContext, ToolError
 
 if TYPE_CHECKING:
+    from axon_cli.tools.builtin.files.file_tools import EditFileInput, WriteFileInput
     from axon_cli.tools.builtin.files.fileio import TextFile
-    from axon_cli.tools.builtin.files.tool import EditFileInput, WriteFileInput
 
 # The machinery (buffers, fileio, matching, reading) is imported when a plan is made.
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from axon_cli.imaging import ImageError, is_image_file, load_image, sniff
+from axon_cli.machinery.media.imaging import ImageError, is_image_file, load_image, sniff
 from axon_cli.tools.builtin.files.buffers import record_buffer
 from axon_cli.tools.builtin.files.fileio import BINARY_SNIFF, is_binary, record_state
 from axon_cli.tools.spec import ToolContext, ToolError, ToolOutput

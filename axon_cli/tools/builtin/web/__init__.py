@@ -2,5 +2,5 @@
 
 ``guard`` refuses private addresses at connect time (SSRF), ``fetch`` speaks HTTP (bounded
 redirects, timeout, byte cap, no credentials), ``convert`` turns the body into text, ``tool`` is
-the spec. The permission decision (by the URL's host) is ``axon_cli.permissions.web``.
+the spec. The permission decision (by the URL's host) is ``axon_cli.policy.web``.
 """

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import load_settings
+from axon_cli.settings.config import load_settings
+from axon_cli.settings.trust import FolderTrust
+from axon_cli.settings.trust.widening import CONFIG, Baseline, find, keep_trusted
 from axon_cli.tools.builtin.files.diag_command import commands_for, introduced
-from axon_cli.trust import FolderTrust
-from axon_cli.trust.widening import CONFIG, Baseline, find, keep_trusted
 
 
 def _write(path: Path, text: str) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.tools.builtin.files.tool import EditFileInput
+from axon_cli.tools.builtin.files.file_tools import EditFileInput
 from tests.tools.builtin.files.test_file_tools import Tools
 
 
@@ -37,7 +37,7 @@ def test_edit_returns_diff_summary_and_display(tools: Tools) -> None:
 
 
 def test_summary_counts_lines(tools: Tools) -> None:
-    from axon_cli.events import ToolCallEnd
+    from axon_cli.kernel.events import ToolCallEnd
 
     seen: list[ToolCallEnd] = []
     tools.dispatcher.emit = lambda e: seen.append(e) if isinstance(e, ToolCallEnd) else None

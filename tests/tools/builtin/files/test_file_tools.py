@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
+from axon_cli.settings.config import Settings
 from axon_cli.tools.builtin.files.fileio import default_file_mode
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry
@@ -191,7 +191,7 @@ def test_write_into_a_directory_path_is_an_error(tools: Tools) -> None:
 
 
 def test_write_preview_shows_the_diff_without_writing(tools: Tools) -> None:
-    from axon_cli.tools.builtin.files.tool import WriteFileInput
+    from axon_cli.tools.builtin.files.file_tools import WriteFileInput
 
     path = tools.root / "p.txt"
     path.write_text("one\n")

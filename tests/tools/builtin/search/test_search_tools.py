@@ -167,8 +167,8 @@ def test_utf16_files_are_searched(tools: Tools) -> None:
 
 @pytest.mark.parametrize("backend", ["rg", "python"])
 def test_search_skips_sensitive_files_unless_named(tmp_path, backend, monkeypatch):
-    from axon_cli.config import Settings
-    from axon_cli.tools.builtin.search.tool import SearchFilesInput, search
+    from axon_cli.settings.config import Settings
+    from axon_cli.tools.builtin.search.search_tools import SearchFilesInput, search
     from axon_cli.tools.spec import ToolContext
 
     (tmp_path / ".env").write_text("DB_HOST=prod.example\n")

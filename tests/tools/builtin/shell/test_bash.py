@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.masking import reset_default
-from axon_cli.sandbox import resolve
-from axon_cli.sandbox.child_env import child_env
-from axon_cli.tools.builtin.shell.tool import MAX_RESULT_CHARS, BashInput, bash_spec
+from axon_cli.machinery.masking import reset_default
+from axon_cli.machinery.sandbox import resolve
+from axon_cli.machinery.sandbox.child_env import child_env
+from axon_cli.settings.config import Settings
+from axon_cli.tools.builtin.bash.bash_tool import MAX_RESULT_CHARS, BashInput, bash_spec
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.governance import NOTE_MAX
 from axon_cli.tools.registry import ToolRegistry

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.config import Settings
-from axon_cli.masking import default_masker
-from axon_cli.sandbox import resolve
-from axon_cli.sandbox.child_env import child_env
-from axon_cli.tools.builtin.shell.background import JOBS_KEY, close_jobs, jobs_lines
-from axon_cli.tools.builtin.shell.hints import looks_long_running
-from axon_cli.tools.builtin.shell.jobs import MAX_RUNNING, JobCapture, JobTable
-from axon_cli.tools.builtin.shell.processes import RUN_MARKER
+from axon_cli.machinery.masking import default_masker
+from axon_cli.machinery.sandbox import resolve
+from axon_cli.machinery.sandbox.child_env import child_env
+from axon_cli.settings.config import Settings
+from axon_cli.tools.builtin.bash.background import JOBS_KEY, close_jobs, jobs_lines
+from axon_cli.tools.builtin.bash.hints import looks_long_running
+from axon_cli.tools.builtin.bash.jobs import MAX_RUNNING, JobCapture, JobTable
+from axon_cli.tools.builtin.bash.processes import RUN_MARKER
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.ledger import CallLedger
 from axon_cli.tools.registry import ToolRegistry

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from axon_cli.tools.builtin.shell.spill_writer import SpillWriter
+from axon_cli.tools.builtin.bash.spill_writer import SpillWriter
 
 
 def test_pieces_are_written_in_order_and_the_event_says_when_a_buffer_is_free(tmp_path):

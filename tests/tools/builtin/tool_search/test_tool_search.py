@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from axon_cli.config import Settings
-from axon_cli.session.context import build_system_prompt
+from axon_cli.session.conversation.context import build_system_prompt
+from axon_cli.settings.config import Settings
 from axon_cli.tools.builtin.tool_search.ranking import rank_tools, stem, tokenize
 from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
 from axon_cli.tools.registry import ToolRegistry

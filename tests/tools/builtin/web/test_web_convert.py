@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from axon_cli.tools.builtin.web.convert import NotText, select_sections, to_text
+from axon_cli.tools.builtin.web.body_text import NotText, select_sections, to_text
 
 
 def test_html_becomes_markdown_without_scripts_or_styles():

@@ -1,0 +1,245 @@
+"""The agent loop: run → step → (query the model, execute its tool calls). Emits events; never prints.
+
+Control flow: ``run`` appends the user's turn (a typed ``UserTurn``, rendered to the chat message as
+it is appended, its pictures as image parts when the model takes images; the protocol and the
+guidance read its words and attached files), then steps until
+the model answers without tool calls (final), ``max_turns`` requests were made, the user interrupts,
+or the endpoint fails.
+Every tool_call_id gets exactly one answer, whatever happens. The user's hooks (``TurnHooks``) may
+block a prompt or add context to it, and may send the agent back to work instead of stopping. The
+answer guidance for small models (``guide.TurnGuide``, off unless the ``guidance`` setting is on for
+this endpoint and model) may send a reply back with a reminder, or answer an idle repeat instead of
+running it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from axon_cli.agent.loop.echo import Notes
+from axon_cli.agent.loop.guidance_seam import TurnGuide, choose_guide
+from axon_cli.agent.loop.images import attach_images, user_content
+from axon_cli.agent.loop.results import RunResult
+from axon_cli.agent.loop.seams import AgentCallbacks, TurnHooks
+from axon_cli.agent.loop.tool_calls import CUT_CALL, ToolCalls
+from axon_cli.agent.model import debuglog
+from axon_cli.agent.model.llm import AssistantTurn, LLMClient
+from axon_cli.agent.model.turns import with_context
+from axon_cli.agent.protocols.interface import NativeProtocol, ToolProtocol
+from axon_cli.kernel.errors import AxonError, ContextTooLong
+from axon_cli.kernel.events import (
+    AssistantDelta,
+    AssistantMessage,
+    Error,
+    EventSink,
+    Notice,
+    TurnComplete,
+    TurnStarted,
+    Usage,
+)
+from axon_cli.kernel.turn import UserTurn
+from axon_cli.tools.dispatch import Dispatcher
+from axon_cli.tools.ledger import CallLedger
+from axon_cli.tools.registry import ToolRegistry
+from axon_cli.tools.spec import ToolContext
+
+__all__ = ["Agent", "RunResult", "AgentCallbacks", "CUT_CALL"]
+
+log = logging.getLogger("axon.agent")
+MAX_CONTINUATIONS = 3
+CONTINUE_PROMPT = "Your reply was cut off by the output token limit. Continue exactly where it stopped."
+
+
+class Agent(ToolCalls):
+    def __init__(self, *, llm: LLMClient, registry: ToolRegistry, dispatcher: Dispatcher, ctx: ToolContext,
+                 system_prompt: str | Callable[[], str], emit: EventSink, callbacks: AgentCallbacks | None = None,
+                 protocol: ToolProtocol | None = None, messages: list[dict[str, Any]] | None = None,
+                 turn_hooks: TurnHooks | None = None, shared_cancel: bool = False,
+                 context: str | Callable[[], str] = "", guide: TurnGuide | None = None) -> None:
+        self.llm = llm
+        self.registry = registry
+        self.dispatcher = dispatcher
+        self.ctx = ctx
+        self.emit = emit
+        self.callbacks = callbacks or AgentCallbacks()
+        self.protocol: ToolProtocol = protocol or NativeProtocol()
+        self.turn_hooks = turn_hooks
+        self.shared_cancel = shared_cancel    # ctx.cancel belongs to a parent agent: never cleared here
+        self._system_prompt = system_prompt
+        self._context = context
+        self.messages: list[dict[str, Any]] = list(messages or [])
+        self.notes = Notes()                  # axon's own notes in this turn: never the answer
+        if not self.messages:
+            self.append({"role": "system", "content": self.system_prompt()})
+        self.turns_total = 0
+        self.ledger = CallLedger(registry)    # how calls ended, why one was refused: one record for all rules
+        self.guide = guide or choose_guide(ctx.settings, registry, ctx)   # guidance for small models, or none
+        self.guide.bind(self.ledger)
+        self.protocol.bind(self.ledger)
+        self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="axon-tool")
+
+    def system_prompt(self) -> str:
+        sp = self._system_prompt
+        return sp() if callable(sp) else sp
+
+    def project_context(self) -> str:
+        """What goes in front of the first user message of every request (``session/context.py``)."""
+        ctx = self._context
+        return ctx() if callable(ctx) else ctx
+
+    def request_messages(self) -> list[dict[str, Any]]:
+        """``messages`` as sent: the project context in front of the first user message, so the
+        system prompt and the tool schemas stay a prefix the server can cache between runs."""
+        return with_context(self.messages, self.project_context())
+
+    def append(self, message: dict[str, Any], note: bool = True) -> None:   # note: a user message is axon's
+        self.messages.append(message)
+        if note:
+            self.notes.add(message)
+        self.callbacks.on_message(message)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- one user turn ---------------------------------------------------------------------------
+    def run(self, task: UserTurn | str, max_turns: int | None = None) -> RunResult:
+        """One user turn: ``task`` typed, or a string taken as a rendered message (``UserTurn.of``)."""
+        limit = max_turns or self.ctx.settings.max_turns
+        if not self.shared_cancel:
+            self.ctx.cancel.clear()
+        turn = UserTurn.of(task)
+        message = turn.render()
+        verdict = self.turn_hooks.prompt_submitted(message) if self.turn_hooks is not None else None
+        if verdict is not None and verdict.blocked:
+            why = f"the prompt was blocked by a UserPromptSubmit hook: {verdict.reason or 'no reason given'}"
+            self.emit(Error(message=why))
+            self.emit(TurnComplete(result=why, num_turns=0, stop_reason="error"))
+            return RunResult(why, "error", 0, error=why)
+        self.callbacks.on_user_turn(turn)
+        self.notes.clear()
+        content, left_out = user_content(message, turn.images, self.llm.takes_images())
+        if left_out:
+            self.emit(Notice(message=left_out))
+        self.append({"role": "user", "content": content}, note=False)
+        if verdict is not None and verdict.context:
+            self.append({"role": "user", "content": verdict.context}, note=False)
+        result = self._run_loop(limit, turn)
+        self.emit(TurnComplete(result=result.result, num_turns=result.num_turns, stop_reason=result.stop_reason))
+        self.callbacks.after_turn(self, result)
+        return result
+
+    def _run_loop(self, limit: int, user_turn: UserTurn) -> RunResult:
+        turns = 0
+        continued: list[str] = []
+        sent_back = False       # a Stop hook already sent the agent back to work this turn
+        self.ledger.new_turn()
+        self.protocol.new_turn(user_turn.text)
+        self.guide.new_turn(user_turn, getattr(self.protocol, "call_hint", None))
+        try:
+            while turns < limit:
+                turns += 1
+                self.turns_total += 1
+                self.emit(TurnStarted(turn=turns))
+                turn = self._query()
+                turn = self.protocol.extract_calls(turn, self.registry)
+                self.emit(AssistantMessage(content=turn.content, finish_reason=turn.finish_reason,
+                                           tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments}
+                                                       for c in turn.tool_calls]))
+                self.append(turn.message())
+                if not turn.tool_calls:
+                    feedback = self.protocol.result_messages(turn, []) if turn.call_errors else []
+                    if feedback:   # text calls that could not be used: the model reads why
+                        for message in feedback:
+                            self.append(message)
+                        continue
+                    if turn.finish_reason == "length" and len(continued) < MAX_CONTINUATIONS:
+                        continued.append(turn.content)
+                        self.append({"role": "user", "content": CONTINUE_PROMPT})
+                        continue
+                    answer = "".join(continued) + turn.content
+                    # axon's own note echoed as the answer; else empty reply, "let me run…", an ungrounded answer
+                    nudge = self.notes.sent_back(answer) or self.guide.after_reply(answer)
+                    if (why := self.notes.stop_reason() or self.guide.stop_reason()) is not None:
+                        self.emit(Error(message=why))
+                        return RunResult(why, "error", turns, error=why)
+                    if nudge:
+                        continued.clear()
+                        self.emit(Notice(message=self.notes.reason or self.guide.reason))
+                        self.append({"role": "user", "content": nudge})
+                        continue
+                    go_on = self.turn_hooks.about_to_stop(answer, sent_back) if self.turn_hooks else None
+                    if go_on:
+                        sent_back = True
+                        continued.clear()
+                        self.append({"role": "user", "content": go_on})
+                        continue
+                    return RunResult(answer, "final", turns)
+                continued.clear()
+                results = self._execute(turn)
+                results = self.guide.after_calls(turn.tool_calls, results)
+                results, pictures = attach_images(results, self.llm.takes_images())
+                for message in self.protocol.result_messages(turn, results):
+                    self.append(message)
+                if pictures is not None:
+                    self.append(pictures)
+                if self.ctx.cancel.is_set():
+                    return RunResult("interrupted by user", "interrupted", turns)
+                if self.turn_hooks is not None and (halt := self.turn_hooks.halted()):
+                    self.emit(Notice(message=f"a hook stopped the agent: {halt}"))
+                    return RunResult(halt, "final", turns)
+                if (why := self.guide.stop_reason()) is not None:   # refused repeats, again and again
+                    self.emit(Error(message=why))
+                    return RunResult(why, "error", turns, error=why)
+            return RunResult(f"stopped: reached the limit of {limit} turns", "max_turns", turns)
+        except KeyboardInterrupt:
+            self.ctx.cancel.set()
+            return RunResult("interrupted by user", "interrupted", turns)
+        except AxonError as e:
+            self.emit(Error(message=str(e)))
+            return RunResult(str(e), "error", turns, error=str(e))
+
+    def _query(self) -> AssistantTurn:
+        self.callbacks.before_request(self)
+        tools = self.protocol.tools_param(self.registry)
+        messages = self.request_messages()
+        debuglog.log_request(messages, tools, self.protocol, self.registry)
+
+        make_hider = getattr(self.protocol, "call_hider", None)   # text calls: their bodies are not shown
+        hider = make_hider(self.registry) if make_hider is not None else None
+
+        def on_text(text: str) -> None:
+            shown = hider.feed(text) if hider is not None else text
+            if shown:
+                self.emit(AssistantDelta(text=shown))
+
+        def on_reasoning(text: str) -> None:
+            self.emit(AssistantDelta(text=text, kind="reasoning"))
+
+        started = time.monotonic()
+        try:
+            turn = self.llm.complete(messages, tools, on_text, on_reasoning)
+        except ContextTooLong:
+            if not self.callbacks.on_context_too_long(self):
+                raise
+            self.emit(Notice(message="the request was too long; compacted the history and retrying once"))
+            started = time.monotonic()
+            turn = self.llm.complete(self.request_messages(), tools, on_text, on_reasoning)
+        latency_ms = int((time.monotonic() - started) * 1000)
+        rest = hider.flush() if hider is not None else ""
+        if rest:
+            self.emit(AssistantDelta(text=rest))
+        debuglog.log_reply(turn)
+        u = self.llm.usage
+        said = turn.usage_reported
+        self.emit(Usage(prompt_tokens=turn.prompt_tokens if said else None,
+                        completion_tokens=turn.completion_tokens if said else None,
+                        total_tokens=turn.prompt_tokens + turn.completion_tokens if said else None,
+                        cached_tokens=turn.cached_tokens, model=self.llm.settings.model, latency_ms=latency_ms,
+                        session_prompt_tokens=u.prompt_tokens, session_completion_tokens=u.completion_tokens,
+                        cost_usd=self.callbacks.cost(self), response_id=turn.response_id,
+                        response_model=turn.response_model))
+        return turn
