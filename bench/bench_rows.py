@@ -143,8 +143,8 @@ def bash_row(runs: int) -> list[tuple]:
 
 
 def tree_rows(runs: int, tmp: Path) -> list[tuple]:
+    from axon_cli.kernel.ripgrep_path import find_rg
     from axon_cli.settings.config import Settings
-    from axon_cli.tools.builtin.search.ripgrep import find_rg
     from axon_cli.tools.builtin.search.search_tools import SearchFilesInput, list_paths, search
     from axon_cli.tools.spec import ToolContext
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from axon_cli.kernel.turn import ImagePart
 from axon_cli.machinery.media.imaging import (
     MAX_BYTES,
     MAX_EDGE,
@@ -22,7 +23,6 @@ from axon_cli.machinery.media.imaging import (
     prepare,
     sniff,
 )
-from axon_cli.tools.spec import ImagePart
 
 NOISE = random.Random(20261202)     # seeded: the same test ids in every process (pytest-xdist compares them)
 

@@ -16,13 +16,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from axon_cli.tools.spec import ImagePart
-
-__all__ = ["UserTurn", "Attachment", "ATTACHED", "truncated_note"]
+__all__ = ["UserTurn", "Attachment", "ImagePart", "ATTACHED", "truncated_note"]
 
 ATTACHED = "\n\nAttached files:\n"       # between the user's words and the attached files
 _BLOCK = re.compile(r'<file path="(.*?)">\n(.*?)\n</file>(?:\n(?=<file path=")|\Z)', re.S)
 _NOTE = re.compile(r"\n\[(truncated to the first \d+ lines; use read_file with an offset for the rest)\]\Z")
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """A picture a tool returned (base64 ``data``): a model that takes images gets it as an image
+    content part after the tool results (``loop/images.py``), any other a one-line placeholder."""
+
+    mime_type: str
+    data: str
+    label: str = ""                   # where it came from: "image 1", a resource URI
+
+    @property
+    def size(self) -> int:
+        """The picture's bytes (its base64 length less the padding)."""
+        return len(self.data) * 3 // 4 - (len(self.data) - len(self.data.rstrip("=")))
 
 
 def truncated_note(lines: int) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from axon_cli.policy.base import Decision
+from axon_cli.settings.mode_names import MODES
 
 if TYPE_CHECKING:
     from axon_cli.policy.decision_context import Containment
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["MODES", "DESCRIPTIONS", "CHANGES_NOTHING", "DEFAULT_RANK", "CurrentMode", "rank", "effective_mode",
            "auto_fallback_note", "wider_modes", "changes_nothing", "refuse_change"]
 
-MODES = ("read-only", "plan", "default", "accept-edits", "auto", "yolo")
 DEFAULT_RANK = MODES.index("default")
 CHANGES_NOTHING = ("read-only", "plan")     # the modes that deny every call that is not read-only
 DESCRIPTIONS = {

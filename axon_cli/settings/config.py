@@ -11,19 +11,27 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from axon_cli.agent.model.vision import DEFAULT_IMAGE_MODELS
 from axon_cli.kernel.errors import ConfigError
 from axon_cli.kernel.loaders import one_line
 from axon_cli.kernel.state import read_toml
 from axon_cli.settings.config_tables import HOOK_EVENTS, HookConfig, HookEvent, McpServerConfig, Price
+from axon_cli.settings.mode_names import MODES, Mode
 from axon_cli.settings.telemetry_config import TelemetryConfig
 from axon_cli.settings.trust.folder import FolderTrust
 from axon_cli.settings.trust.widening import CONFIG
 
-__all__ = ["Settings", "Price", "McpServerConfig", "HookConfig", "HookEvent", "HOOK_EVENTS", "LoadedSettings",
+__all__ = ["Settings", "MODES", "DEFAULT_IMAGE_MODELS", "Price", "McpServerConfig", "HookConfig", "HookEvent", "HOOK_EVENTS", "LoadedSettings",
            "load_settings", "user_config_dir", "read_toml", "KEYLESS_HINT", "trust_requested", "folder_trust"]
 
-Mode = Literal["read-only", "plan", "default", "accept-edits", "auto", "yolo"]
+
+# the models that take images when ``images = "auto"``: regular expressions searched case-insensitively
+DEFAULT_IMAGE_MODELS: tuple[str, ...] = (
+    r"gpt-4o", r"gpt-4\.1", r"gpt-4-turbo", r"gpt-4-vision", r"gpt-5", r"(^|[/-])o[134](-|$)", r"chatgpt-4o",
+    r"claude", r"gemini", r"grok-(2-)?vision", r"grok-4", r"pixtral", r"mistral-small-3", r"mistral-medium",
+    r"llava", r"bakllava", r"vision", r"-vl\b", r"-vl-", r"vl:", r"qwen2\.5-omni", r"qwen3-omni", r"gemma-?3",
+    r"llama-?4", r"minicpm-v", r"moondream", r"internvl", r"granite3\.2-vision", r"phi-?4-multimodal",
+    r"smolvlm", r"idefics",
+)
 
 
 class Settings(BaseModel):

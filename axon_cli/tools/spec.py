@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from axon_cli.kernel.turn import ImagePart
+from axon_cli.machinery.snapshots.basics import Checkpointer
+
 if TYPE_CHECKING:
     from axon_cli.kernel.events import EventSink
     from axon_cli.policy.base import Decision
@@ -19,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ToolSpec", "ToolContext", "ToolOutput", "ToolError", "Cancelled", "FileState", "Category",
-    "Checkpointer", "InputT", "ToolCatalog", "CallEnv", "ImagePart",
+    "InputT", "ToolCatalog", "CallEnv",
 ]
 
 InputT = TypeVar("InputT", bound=BaseModel)
@@ -44,21 +47,6 @@ class ToolError(Exception):
 
 class Cancelled(Exception):
     """The call was interrupted (Ctrl-C, or the turn was cancelled)."""
-
-
-@dataclass(frozen=True)
-class ImagePart:
-    """A picture a tool returned (base64 ``data``): a model that takes images gets it as an image
-    content part after the tool results (``loop/images.py``), any other a one-line placeholder."""
-
-    mime_type: str
-    data: str
-    label: str = ""                   # where it came from: "image 1", a resource URI
-
-    @property
-    def size(self) -> int:
-        """The picture's bytes (its base64 length less the padding)."""
-        return len(self.data) * 3 // 4 - (len(self.data) - len(self.data.rstrip("=")))
 
 
 @dataclass
@@ -104,22 +92,6 @@ class FileState:
     def paths(self) -> list[str]:
         with self._lock:
             return list(self._records)
-
-
-class Checkpointer:
-    """Keeps what a turn changes restorable (``/undo``). This base class keeps nothing.
-
-    The session calls ``begin_turn``/``end_turn``; dispatch calls ``before_change`` before a call
-    that may change files runs (a file tool: the paths it writes; a shell command: none known)."""
-
-    def begin_turn(self, turn: int, prompt: str = "") -> None:
-        return None
-
-    def before_change(self, paths: list[Path]) -> None:
-        return None
-
-    def end_turn(self) -> None:
-        return None
 
 
 class ToolCatalog(Protocol):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from axon_cli.kernel.ripgrep_path import find_rg
 from axon_cli.machinery.sandbox import hidden
 from axon_cli.policy.paths import sensitive_reason
-from axon_cli.tools.builtin.search.ripgrep import find_rg
 
 TREE = [".env", ".env.local", ".env.example", "src/app.py", "src/keys/server.pem", "deep/a/b/c/id_ed25519",
         "deep/a/b/c/id_ed25519.pub", "config/credentials.json", "node_modules/pkg/.env", ".venv/x/server.key",

@@ -15,8 +15,8 @@ import dataclasses
 from typing import Any
 
 from axon_cli.agent.model.vision import accepts_images
+from axon_cli.kernel.turn import ImagePart
 from axon_cli.tools.dispatch import CallResult
-from axon_cli.tools.spec import ImagePart
 
 __all__ = ["accepts_images", "attach_images", "user_content", "image_url_part", "MAX_IMAGE_BYTES"]
 

@@ -13,16 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["DEFAULT_IMAGE_MODELS", "accepts_images", "carries_images", "refuses_images", "without_images",
+from axon_cli.settings.config import DEFAULT_IMAGE_MODELS
+
+__all__ = ["accepts_images", "carries_images", "refuses_images", "without_images",
            "NOT_SENT"]
 
-DEFAULT_IMAGE_MODELS: tuple[str, ...] = (
-    r"gpt-4o", r"gpt-4\.1", r"gpt-4-turbo", r"gpt-4-vision", r"gpt-5", r"(^|[/-])o[134](-|$)", r"chatgpt-4o",
-    r"claude", r"gemini", r"grok-(2-)?vision", r"grok-4", r"pixtral", r"mistral-small-3", r"mistral-medium",
-    r"llava", r"bakllava", r"vision", r"-vl\b", r"-vl-", r"vl:", r"qwen2\.5-omni", r"qwen3-omni", r"gemma-?3",
-    r"llama-?4", r"minicpm-v", r"moondream", r"internvl", r"granite3\.2-vision", r"phi-?4-multimodal",
-    r"smolvlm", r"idefics",
-)
 NOT_SENT = "[an image was here; not sent: this model does not take images]"
 _REFUSAL_WORDS = ("image", "vision", "multimodal", "multi-modal", "mmproj")
 # 400/422: OpenAI, vLLM; 500: llama.cpp without its mmproj; 404: OpenRouter ("No endpoints found that

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from axon_cli.kernel.turn import Attachment, UserTurn
-from axon_cli.tools.spec import ImagePart
+from axon_cli.kernel.turn import Attachment, ImagePart, UserTurn
 
 __all__ = ["prompt_turn", "file_uri_path", "image_part"]
 

@@ -15,13 +15,13 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any, cast
 
-from axon_cli import __version__
 from axon_cli.agent.model.endpoints import endpoint_address
 from axon_cli.app.acp.acp_session import AcpSession, open_acp_session
 from axon_cli.app.acp.prompt import prompt_turn
 from axon_cli.app.acp.runner import MainRunner
 from axon_cli.kernel.errors import AxonError
 from axon_cli.kernel.events import SessionStarted
+from axon_cli.kernel.version import __version__
 
 if TYPE_CHECKING:
     from axon_cli.app.telemetry import EventRecorder, TelemetrySink

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from axon_cli import __version__
+from axon_cli.kernel.version import __version__
 
 if TYPE_CHECKING:
     from axon_cli.app.ui.run_entry import RunArgs

@@ -12,13 +12,13 @@ from typing import Any, Optional
 
 import typer
 
-from axon_cli import __version__
 from axon_cli.app.ui.command_support import fail as _fail
 from axon_cli.app.ui.command_support import guard as _guard
 from axon_cli.app.ui.command_support import load as _settings
 from axon_cli.app.ui.command_support import project_root as _project_root
 from axon_cli.app.ui.command_support import setup_logging as _setup_logging
 from axon_cli.app.ui.run_entry import RUN_HELP, RUN_OPTIONS, TASK_HELP, option
+from axon_cli.kernel.version import __version__
 
 __all__ = ["app", "main"]
 

@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from axon_cli import __version__
+from axon_cli.kernel.version import __version__
 
 __all__ = ["is_help_request", "serve", "render_and_keep", "cache_dir", "BASE_ENV", "VARIANTS"]
 

@@ -38,7 +38,7 @@ class ServerOptions:
 
 def serve(options: ServerOptions) -> None:
     """Serve on stdin/stdout until the client closes the connection."""
-    from axon_cli import __version__
+    from axon_cli.kernel.version import __version__
 
     server = MCPServer("axon", version=__version__, log_level="WARNING",
                        instructions="axon is a coding agent: `axon` runs a task in a project directory (cwd) to "

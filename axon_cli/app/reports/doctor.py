@@ -72,7 +72,7 @@ def check_sandbox(settings: Settings, root: Path) -> Check:
 
 
 def check_ripgrep() -> Check:
-    from axon_cli.tools.builtin.search.ripgrep import find_rg
+    from axon_cli.kernel.ripgrep_path import find_rg
 
     rg = find_rg()
     if rg is None:

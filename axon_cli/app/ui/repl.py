@@ -18,7 +18,6 @@ from typing import Any
 
 from rich.text import Text
 
-from axon_cli import __version__
 from axon_cli.agent.loop.results import repair_history
 from axon_cli.agent.model.endpoints import endpoint_address
 from axon_cli.app.telemetry import start_telemetry
@@ -34,6 +33,7 @@ from axon_cli.kernel.errors import AxonError
 from axon_cli.kernel.events import Approver, SessionStarted
 from axon_cli.kernel.state import ensure_state_dir
 from axon_cli.kernel.turn import UserTurn
+from axon_cli.kernel.version import __version__
 from axon_cli.session.conversation.attach import attach_pasted
 from axon_cli.session.conversation.transcript import list_sessions
 from axon_cli.session.extend.command_scope import command_scope

@@ -6,12 +6,12 @@ import sys
 import time
 from pathlib import Path
 
-from axon_cli import __version__
 from axon_cli.agent.loop.results import RunResult
 from axon_cli.agent.model.endpoints import endpoint_address
 from axon_cli.app.telemetry import start_telemetry
 from axon_cli.app.ui.headless import Notices, SandboxExits, StreamJson, TextProgress, json_result
 from axon_cli.kernel.events import AutoApprover, DenyApprover, Notice, SessionStarted
+from axon_cli.kernel.version import __version__
 from axon_cli.session.conversation.attach import attach_mentions
 from axon_cli.session.runtime.opening import Runtime, open_session
 from axon_cli.settings.config import LoadedSettings

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from axon_cli.tools.spec import ImagePart
+from axon_cli.kernel.turn import ImagePart
 
 __all__ = ["ImageError", "Picture", "sniff", "is_image_file", "load_image", "prepare", "normalize",
            "MAX_EDGE", "MAX_BYTES", "IMAGE_SUFFIXES"]

@@ -75,7 +75,7 @@ def project_files(root: str, extra_globs: Sequence[str] = ()) -> list[str]:
     """Sensitive files anywhere in the project (real paths), at most ``MAX_PROJECT_FILES``. A small
     project is walked here (no process to start: this runs before every command); a large one, or
     globs with a path in them, is searched with ripgrep."""
-    from axon_cli.tools.builtin.search.ripgrep import find_rg
+    from axon_cli.kernel.ripgrep_path import find_rg
 
     if not any("/" in g for g in extra_globs):
         small = _walk_project(root, extra_globs, max_entries=SMALL_PROJECT_ENTRIES)

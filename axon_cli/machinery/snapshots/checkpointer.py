@@ -11,9 +11,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from axon_cli.machinery.snapshots.basics import SnapshotError
+from axon_cli.machinery.snapshots.basics import Checkpointer, SnapshotError
 from axon_cli.machinery.snapshots.store import ProjectSnapshots, Record
-from axon_cli.tools.spec import Checkpointer
 
 __all__ = ["TurnSnapshots"]
 

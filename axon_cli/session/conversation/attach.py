@@ -13,10 +13,9 @@ import shlex
 from pathlib import Path
 from urllib.parse import unquote
 
-from axon_cli.kernel.turn import Attachment, UserTurn, truncated_note
+from axon_cli.kernel.turn import Attachment, ImagePart, UserTurn, truncated_note
 from axon_cli.machinery.masking import mask
 from axon_cli.policy.paths import sensitive_reason
-from axon_cli.tools.spec import ImagePart
 
 __all__ = ["attach_mentions", "attach_path", "attach_pasted", "attach_picture", "MAX_ATTACH_BYTES", "MAX_ATTACH_LINES"]
 

