@@ -38,7 +38,7 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         if mode is None:
-            mode = _existing_mode(path)
+            mode = existing_mode(path)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -55,16 +55,16 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         pass
 
 
-def _existing_mode(path: Path) -> int:
+def existing_mode(path: Path) -> int:
     """The permission bits ``path`` has, or what a new file gets under the umask (mkstemp's 0600
     would otherwise leak onto every file axon creates)."""
     try:
         return os.stat(path).st_mode & 0o7777
     except OSError:
-        return 0o666 & ~_umask()
+        return 0o666 & ~current_umask()
 
 
-def _umask() -> int:
+def current_umask() -> int:
     try:  # Linux: read it without changing it (os.umask round-trips race with other threads)
         with open("/proc/self/status", encoding="ascii") as fh:
             for line in fh:

@@ -104,11 +104,11 @@ def _input_strings(tool_input: dict[str, Any]) -> list[str]:
 def _decide_other(tool: str, tool_input: dict[str, Any], read_only: bool, destructive: bool, source: str,
                   ctx: DecisionContext) -> Decision:
     # MCP's rule names: loaded at the first decision that reads rules
-    from axon_cli.policy.rules import _bash_regex
+    from axon_cli.policy.rules import bash_regex
     from axon_cli.policy.tool_names import rule_names
 
     def hits(rule: Rule) -> bool:
-        return rule.pattern is None or any(_bash_regex(rule.pattern).match(s) for s in _input_strings(tool_input))
+        return rule.pattern is None or any(bash_regex(rule.pattern).match(s) for s in _input_strings(tool_input))
 
     mcp = source.startswith("mcp:")
     names = rule_names(tool, source)

@@ -127,7 +127,7 @@ def load_rules(project_root: Path, user_dir: Path, trust: FolderTrust | None = N
 
 
 @lru_cache(maxsize=512)
-def _bash_regex(pattern: str) -> re.Pattern[str]:
+def bash_regex(pattern: str) -> re.Pattern[str]:
     pattern = " ".join(pattern.split())
     tail = ""
     if pattern.endswith(" *"):
@@ -138,7 +138,7 @@ def _bash_regex(pattern: str) -> re.Pattern[str]:
 
 def bash_match(pattern: str, argv: list[str]) -> bool:
     """Whether a bash rule pattern covers one simple command."""
-    return bool(_bash_regex(pattern).match(" ".join(argv)))
+    return bool(bash_regex(pattern).match(" ".join(argv)))
 
 
 @lru_cache(maxsize=512)

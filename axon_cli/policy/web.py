@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from axon_cli.policy.base import Decision
 from axon_cli.policy.decision_context import DecisionContext
-from axon_cli.policy.rules import Rule, _bash_regex
+from axon_cli.policy.rules import Rule, bash_regex
 
 __all__ = ["decide_web", "host_of", "domain_match", "named_hosts", "hosts_named_by", "DOMAIN_PREFIX", "TOOL"]
 
@@ -62,7 +62,7 @@ def _hits(rule: Rule, url: str, host: str) -> bool:
         return True
     if rule.pattern.startswith(DOMAIN_PREFIX):
         return domain_match(rule.pattern[len(DOMAIN_PREFIX):], host)
-    return bool(_bash_regex(rule.pattern).match(url.strip()))
+    return bool(bash_regex(rule.pattern).match(url.strip()))
 
 
 def decide_web(tool_input: dict[str, Any], destructive: bool, ctx: DecisionContext) -> Decision:

@@ -1,4 +1,9 @@
-"""Settings: defaults < user file < project file < env < flags, with the source of each value."""
+"""Settings: defaults < user file < project file < env < flags, with the source of each value.
+
+The named tables of a settings file: ``[prices.MODEL]`` (Price), ``[mcp_servers.NAME]``
+(McpServerConfig, also an ``.mcp.json`` entry) and ``[[hooks.EVENT]]`` (HookConfig, and the hook events).
+``config.Settings`` holds them; the rest of axon imports them from ``config``.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +14,104 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from axon_cli.kernel.errors import ConfigError
 from axon_cli.kernel.loaders import one_line
 from axon_cli.kernel.state import read_toml
-from axon_cli.settings.config_tables import HOOK_EVENTS, HookConfig, HookEvent, McpServerConfig, Price
 from axon_cli.settings.mode_names import MODES, Mode
 from axon_cli.settings.telemetry_config import TelemetryConfig
 from axon_cli.settings.trust.folder import FolderTrust
 from axon_cli.settings.trust.widening import CONFIG
 
-__all__ = ["Settings", "MODES", "DEFAULT_IMAGE_MODELS", "Price", "McpServerConfig", "HookConfig", "HookEvent", "HOOK_EVENTS", "LoadedSettings",
-           "load_settings", "user_config_dir", "read_toml", "KEYLESS_HINT", "trust_requested", "folder_trust"]
+__all__ = ["Settings", "MODES", "DEFAULT_IMAGE_MODELS", "Price", "McpServerConfig", "HookConfig", "HookEvent", "HOOK_EVENTS", "LoadedSettings", "load_settings", "user_config_dir", "read_toml", "KEYLESS_HINT", "trust_requested", "folder_trust"]
+
+HookEvent = str      # any event name: Claude Code's (HOOK_EVENTS) and ones added later are accepted
+
+HOOK_EVENTS: tuple[str, ...] = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure",
+                                "Notification", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop",
+                                "PreCompact", "SessionStart", "SessionEnd")
+
+
+
+class Price(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    input: float = Field(description="USD per million prompt tokens")
+    output: float = Field(description="USD per million completion tokens")
+
+
+
+class McpServerConfig(BaseModel):
+    """One ``[mcp_servers.NAME]`` table (or ``.mcp.json`` entry). Codex's key names are accepted as
+    they are (``tool_timeout_sec``, ``startup_timeout_sec``/``_ms``, ``http_headers``, …); a key axon
+    does not know is kept in ``model_extra`` and reported as a warning by ``mcp.servers``."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    env_vars: list[str] = Field(default_factory=list, description="names of axon's env vars passed to the server")
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers for a url server",
+                                    validation_alias=AliasChoices("headers", "http_headers"))
+    env_http_headers: dict[str, str] = Field(default_factory=dict, description="header -> env var holding its value")
+    bearer_token_env_var: str | None = Field(None, description="env var holding a bearer token (url servers)")
+    timeout: float = Field(60.0, gt=0, description="seconds for one tool call",
+                           validation_alias=AliasChoices("timeout", "tool_timeout_sec"))
+    startup_timeout: float = Field(10.0, gt=0, description="seconds to connect and list tools",
+                                   validation_alias=AliasChoices("startup_timeout", "startup_timeout_sec"))
+    enabled: bool = Field(True, description="false: configured but not started")
+    enabled_tools: list[str] | None = Field(None, description="only these tools (names as the server lists them)")
+    disabled_tools: list[str] = Field(default_factory=list, description="never these tools (after enabled_tools)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _milliseconds(cls, data: Any) -> Any:
+        """Codex's older ``startup_timeout_ms`` in seconds (``startup_timeout_sec`` wins)."""
+        if isinstance(data, dict) and "startup_timeout_ms" in data:
+            data = dict(data)
+            ms = data.pop("startup_timeout_ms")
+            if "startup_timeout" not in data and "startup_timeout_sec" not in data:
+                data["startup_timeout"] = ms / 1000 if isinstance(ms, (int, float)) else ms
+        return data
+
+    def offers(self, tool: str) -> bool:
+        """Whether ``enabled_tools``/``disabled_tools`` let ``tool`` (as the server names it) through."""
+        return (self.enabled_tools is None or tool in self.enabled_tools) and tool not in self.disabled_tools
+
+
+
+class HookConfig(BaseModel):
+    """One ``[[hooks.EVENT]]`` table: a shell command run at that point of the loop."""
+
+    model_config = ConfigDict(extra="forbid")
+    matcher: str = Field("", description="tool-name regex (PreToolUse/PostToolUse); empty or * = every tool")
+    command: str = Field(min_length=1, description="run by the shell in the project root; JSON on stdin")
+    timeout: float = Field(60.0, gt=0, le=3600, description="seconds before its process group is killed")
+    type: Literal["command"] = Field("command", description="Claude Code's hook type; only command hooks run")
+    source: str = Field("", description="the config file that defined it (set by axon when merging)")
+
+    @field_validator("matcher")
+    @classmethod
+    def _regex(cls, value: str) -> str:
+        import re
+
+        if value.strip() not in ("", "*"):
+            try:
+                re.compile(value)
+            except re.error as e:
+                raise ValueError(f"not a valid regular expression ({e})") from None
+        return value
+
 
 
 # the models that take images when ``images = "auto"``: regular expressions searched case-insensitively
@@ -32,6 +122,7 @@ DEFAULT_IMAGE_MODELS: tuple[str, ...] = (
     r"llama-?4", r"minicpm-v", r"moondream", r"internvl", r"granite3\.2-vision", r"phi-?4-multimodal",
     r"smolvlm", r"idefics",
 )
+
 
 
 class Settings(BaseModel):
@@ -103,10 +194,12 @@ class Settings(BaseModel):
                 raise ValueError(f"{pattern!r} is not a valid regular expression ({e})") from None
         return value
 
-
 USER_ONLY = ("sandbox_allow_sockets", "env_pass")   # a project file cannot open a socket or pass a credential
+
 ENV_KEYS = {"OPENAI_API_KEY": "api_key", "OPENAI_BASE_URL": "base_url", "AXON_MODEL": "model"}
+
 KEYLESS_HINT = "export OPENAI_API_KEY=sk-... (or point OPENAI_BASE_URL at a local endpoint that needs no key)"
+
 
 
 @dataclass
@@ -121,9 +214,11 @@ class LoadedSettings:
         return self.sources.get(key, "default")
 
 
+
 def user_config_dir() -> Path:
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "axon"
+
 
 
 def _explain(err: ValidationError, where: str) -> ConfigError:
@@ -141,15 +236,18 @@ def _explain(err: ValidationError, where: str) -> ConfigError:
     return ConfigError(f"{where}: key '{one_line(key, 120)}': {one_line(e['msg'].lower())} (got {got})")
 
 
+
 def trust_requested(env: Mapping[str, str]) -> bool:
     """``AXON_TRUST=1`` (or true/yes): the folder is trusted for this run."""
     return env.get("AXON_TRUST", "").strip().lower() in ("1", "true", "yes")
+
 
 
 def folder_trust(project_root: Path, for_run: bool = False) -> FolderTrust:
     """The folder's trust, measured against the user's own files (``for_run``: trusted for this run)."""
     return FolderTrust.load(project_root, user_config_dir(), for_run=for_run,
                             default_sandbox=Settings.model_fields["sandbox"].default)
+
 
 
 def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
@@ -203,12 +301,14 @@ def load_settings(project_root: Path, flags: dict[str, Any] | None = None,
     return LoadedSettings(settings, sources, files, trust=trust, notices=notices)
 
 
+
 def _add_hooks(earlier: dict[str, Any] | None, tables: dict[str, Any], path: Path) -> dict[str, Any]:
     """The hooks of earlier files (user) followed by this file's (project); each remembers its file."""
     out = {event: list(hooks) for event, hooks in (earlier or {}).items()}
     for event, hooks in tables.items():
         out.setdefault(event, []).extend({**hook, "source": str(path)} for hook in hooks)
     return out
+
 
 
 def _add_claude_hooks(merged: dict[str, Any], sources: dict[str, str], files: list[Path], project_root: Path,
@@ -242,6 +342,7 @@ def _add_claude_hooks(merged: dict[str, Any], sources: dict[str, str], files: li
         for event, added in tables.items():
             hooks.setdefault(event, []).extend(added)
         sources.setdefault("hooks", str(path))
+
 
 
 def endpoint_needs_key(base_url: str | None) -> bool:

@@ -19,7 +19,7 @@ SPAWNERS = {
 }
 ALLOWED = {
     "machinery/sandbox/outside.py": "THE gate: hooks, MCP servers, diagnostics, language servers, bash and jobs start here",
-    "machinery/snapshots/shadow_git.py": "git for axon's own shadow snapshots (its own repository, fixed arguments)",
+    "machinery/snapshots/shadow.py": "git for axon's own shadow snapshots (its own repository, fixed arguments)",
     "machinery/snapshots/fastimport.py": "git fast-import into axon's shadow snapshot repository",
     "kernel/gitsafe.py": "read-only git queries with hooks and config-run programs switched off",
     "tools/builtin/search/ripgrep.py": "ripgrep, a fixed program that runs no project code (no --pre)",

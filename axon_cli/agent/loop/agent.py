@@ -10,6 +10,11 @@ block a prompt or add context to it, and may send the agent back to work instead
 answer guidance for small models (``guide.TurnGuide``, off unless the ``guidance`` setting is on for
 this endpoint and model) may send a reply back with a reminder, or answer an idle repeat instead of
 running it.
+
+One reply's tool calls: the loop's own refusals come first (a call cut off by the output token limit, a call that keeps
+failing the same way), then the guidance's; the rest go through the dispatcher on the agent's worker
+pool, all at once when every one is concurrency-safe, else one by one until the user interrupts.
+Every call gets exactly one answer, interrupted or not, and the ledger records how each ended.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from axon_cli.agent.loop.echo import Notes
@@ -25,7 +30,6 @@ from axon_cli.agent.loop.guidance_seam import TurnGuide, choose_guide
 from axon_cli.agent.loop.images import attach_images, user_content
 from axon_cli.agent.loop.results import RunResult
 from axon_cli.agent.loop.seams import AgentCallbacks, TurnHooks
-from axon_cli.agent.loop.tool_calls import CUT_CALL, ToolCalls
 from axon_cli.agent.model import debuglog
 from axon_cli.agent.model.llm import AssistantTurn, LLMClient
 from axon_cli.agent.model.turns import with_context
@@ -42,19 +46,30 @@ from axon_cli.kernel.events import (
     Usage,
 )
 from axon_cli.kernel.turn import UserTurn
-from axon_cli.tools.dispatch import Dispatcher
-from axon_cli.tools.ledger import CallLedger
+from axon_cli.tools.dispatch import CallResult, Dispatcher, ToolCall
+from axon_cli.tools.ledger import CallLedger, Refusal
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["Agent", "RunResult", "AgentCallbacks", "CUT_CALL"]
+__all__ = ["Agent", "RunResult", "AgentCallbacks", "CUT_CALL", "LOOP_LIMIT", "LOOPING"]
+
+LOOP_LIMIT = 3
+
+CUT_CALL = ("Error: your reply hit the output token limit while writing this call, so it was not run. "
+            "Send it again, smaller (split a large write into several edits).")
+
+LOOPING = ("Error: this exact call has already failed {n} times, so it was not run again. You are "
+           "looping: read the last error, change the arguments or take a different approach.")
+
 
 log = logging.getLogger("axon.agent")
+
 MAX_CONTINUATIONS = 3
+
 CONTINUE_PROMPT = "Your reply was cut off by the output token limit. Continue exactly where it stopped."
 
 
-class Agent(ToolCalls):
+class Agent:
     def __init__(self, *, llm: LLMClient, registry: ToolRegistry, dispatcher: Dispatcher, ctx: ToolContext,
                  system_prompt: str | Callable[[], str], emit: EventSink, callbacks: AgentCallbacks | None = None,
                  protocol: ToolProtocol | None = None, messages: list[dict[str, Any]] | None = None,
@@ -243,3 +258,78 @@ class Agent(ToolCalls):
                         cost_usd=self.callbacks.cost(self), response_id=turn.response_id,
                         response_model=turn.response_model))
         return turn
+
+    def _execute(self, turn: AssistantTurn) -> list[CallResult]:
+        calls = turn.tool_calls
+        answers: dict[str, CallResult] = {}
+        runnable: list[ToolCall] = []
+        for call in calls:
+            early = self._precheck(call, turn.finish_reason)
+            if early is None:
+                early = self.guide.refusal(call)        # it notes a refused repeat in the ledger
+            if early is not None:
+                answers[call.id] = self.dispatcher.reject(call, early)
+            else:
+                runnable.append(call)
+        try:
+            if runnable and all(self.dispatcher.concurrency_safe(c) for c in runnable):
+                self._run_concurrently(runnable, answers)
+            else:
+                for call in runnable:
+                    answers[call.id] = self._run_one(call)
+                    if self.ctx.cancel.is_set():
+                        break
+        except KeyboardInterrupt:
+            self.ctx.cancel.set()
+        for call in calls:
+            if call.id not in answers:
+                answers[call.id] = self.dispatcher.interrupted(call)
+        results = [answers[c.id] for c in calls]
+        for call, result in zip(calls, results, strict=True):
+            self.ledger.record(call, result)
+        return results
+
+    def _precheck(self, call: ToolCall, finish_reason: str | None) -> str | None:
+        """The loop's own refusals: a call cut off mid-arguments, a call that keeps failing the same way
+        (failures count across successful reads in between — a model alternating a search and the
+        same bad edit is looping too — until a change or command succeeds)."""
+        if finish_reason == "length":
+            try:
+                call.parsed()
+            except ValueError:
+                self.ledger.refuse(call, Refusal.CUT)
+                return CUT_CALL
+        count = self.ledger.failures(call)
+        if count < LOOP_LIMIT:
+            return None
+        self.ledger.refuse(call, Refusal.LOOPING)
+        return LOOPING.format(n=count)
+
+    def _run_one(self, call: ToolCall) -> CallResult:
+        prepared = self.dispatcher.prepare(call)
+        if isinstance(prepared, CallResult):
+            return prepared
+        future = self._pool.submit(self.dispatcher.execute, prepared)
+        return self._wait(future)
+
+    def _run_concurrently(self, calls: list[ToolCall], answers: dict[str, CallResult]) -> None:
+        futures: list[tuple[ToolCall, Future[CallResult]]] = []
+        for call in calls:
+            prepared = self.dispatcher.prepare(call)
+            if isinstance(prepared, CallResult):
+                answers[call.id] = prepared
+            else:
+                futures.append((call, self._pool.submit(self.dispatcher.execute, prepared)))
+        for call, future in futures:
+            answers[call.id] = self._wait(future)
+
+    def _wait(self, future: Future[CallResult]) -> CallResult:
+        """Wait for a worker; on Ctrl-C, cancel and still collect its (interrupted) answer."""
+        try:
+            return future.result()
+        except KeyboardInterrupt:
+            self.ctx.cancel.set()
+            try:
+                return future.result(timeout=5)
+            except TimeoutError:
+                raise KeyboardInterrupt from None

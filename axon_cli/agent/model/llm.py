@@ -1,5 +1,5 @@
 """The model client: streaming chat completions over the openai SDK (a reply read into a turn, tool
-calls assembled by index: ``llm_replies``), retries with backoff and jitter (honouring Retry-After),
+calls assembled by index: ``reply_reader``), retries with backoff and jitter (honouring Retry-After),
 usage accounting.
 
 The SDK's own retries are off (``max_retries=0``): every attempt is counted here, so
@@ -34,7 +34,6 @@ from axon_cli.agent.model.llm_http import (
     retry_after,
     unreadable,
 )
-from axon_cli.agent.model.llm_replies import _NoStream, _replay, _Retryable, assemble, plain_turn
 from axon_cli.agent.model.refusals import (
     OPTIONAL_PARAMS,
     drop_unsupported_param,
@@ -44,6 +43,7 @@ from axon_cli.agent.model.refusals import (
     refuses_null_content,
 )
 from axon_cli.agent.model.reply_deadline import ReplyClock, ReplyTimeout
+from axon_cli.agent.model.reply_reader import NoStream, Retryable, assemble, plain_turn, replay_deltas
 from axon_cli.agent.model.turns import AssistantTurn, SessionUsage
 from axon_cli.agent.model.vision import accepts_images, carries_images, without_images
 from axon_cli.kernel.errors import ConfigError, ContextTooLong, LLMError
@@ -122,7 +122,7 @@ class LLMClient:
                 turn = self._stream_once(messages, tools, on_text, on_reasoning)
                 self.usage.add(turn)
                 return turn
-            except (_Retryable, ReplyTimeout) as e:
+            except (Retryable, ReplyTimeout) as e:
                 if attempt >= attempts:
                     raise LLMError(f"model request failed after {attempt} attempts: {e}") from None
                 delay = self._delay(attempt, getattr(e, "retry_after", None))
@@ -180,18 +180,18 @@ class LLMClient:
                     or refuses_null_content(self, e, params)):
                 return None
             if params.get("stream") and names_streaming(api_message(e)):
-                raise _NoStream(f"HTTP {e.status_code}: {api_message(e)}") from None
+                raise NoStream(f"HTTP {e.status_code}: {api_message(e)}") from None
             raise self._status_error(e) from None
         except openai.APITimeoutError:
-            raise _Retryable(f"the endpoint did not answer within {self.clock.request_timeout:g} s") from None
+            raise Retryable(f"the endpoint did not answer within {self.clock.request_timeout:g} s") from None
         except openai.APIConnectionError as e:
             if params.get("stream") and dropped_connection(e):
-                raise _NoStream(f"the server dropped the streaming request: {cause(e)}") from None
+                raise NoStream(f"the server dropped the streaming request: {cause(e)}") from None
             where = hide_userinfo(self.settings.base_url or "api.openai.com")
-            raise _Retryable(f"cannot connect to {where} ({cause(e)})" if not_connected(e)
+            raise Retryable(f"cannot connect to {where} ({cause(e)})" if not_connected(e)
                              else f"no usable reply from {where} ({cause(e)})") from None
         except ValueError as e:   # a 200 whose body is not JSON (or not UTF-8)
-            raise _Retryable(unreadable(e)) from None
+            raise Retryable(unreadable(e)) from None
 
     def _stream_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                      on_text: Callable[[str], None] | None,
@@ -208,23 +208,23 @@ class LLMClient:
             try:
                 return assemble(self, stream, on_text, on_reasoning)
             except ValueError as e:      # a data: line that is not JSON, or not UTF-8
-                raise _Retryable(unreadable(e)) from None
+                raise Retryable(unreadable(e)) from None
             finally:
                 with contextlib.suppress(Exception):
                     stream.close()
-        except _NoStream as e:
+        except NoStream as e:
             return self._fall_back(messages, tools, on_text, on_reasoning, str(e))
         except openai.APIError as e:
             if names_streaming(str(e)):
                 return self._fall_back(messages, tools, on_text, on_reasoning, str(e))
             if isinstance(e, openai.APIConnectionError) and not self._streamed_any:   # dropped mid-stream
                 return self._fall_back(messages, tools, on_text, on_reasoning, f"the stream broke off: {cause(e)}")
-            raise _Retryable(f"stream error: {e}") from None
+            raise Retryable(f"stream error: {e}") from None
         except Exception as e:
             if is_transport_error(e) and not self._streamed_any:   # dropped before any content
                 return self._fall_back(messages, tools, on_text, on_reasoning, f"the stream broke off: {e}")
             if is_transport_error(e):
-                raise _Retryable(f"stream broke off: {type(e).__name__}: {e}") from None
+                raise Retryable(f"stream broke off: {type(e).__name__}: {e}") from None
             raise
 
     # -- without streaming (servers that cannot stream some requests) ----------------------------
@@ -242,7 +242,7 @@ class LLMClient:
         self.streaming = False
         self.emit(Notice(message=f"the endpoint did not stream this request ({why[:120]}); "
                                  "using non-streaming requests for this session"))
-        _replay(turn, on_text, on_reasoning)
+        replay_deltas(turn, on_text, on_reasoning)
         return turn
 
     def _plain_once(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
@@ -253,10 +253,10 @@ class LLMClient:
         if response is None:
             return self._plain_once(messages, tools, on_text, on_reasoning)
         turn = plain_turn(self, response)
-        _replay(turn, on_text, on_reasoning)
+        replay_deltas(turn, on_text, on_reasoning)
         return turn
 
-    # -- call ids (the replies are read in llm_replies.py) -------------------------------------
+    # -- call ids (the replies are read in reply_reader.py) -------------------------------------
     def unique_call_id(self, call_id: str) -> str:
         """``call_id``, or a fresh one when it is empty or was already used in this session
         (some local servers send "call_0" every turn; each id must be answered exactly once)."""
@@ -270,7 +270,7 @@ class LLMClient:
         status = e.status_code
         message = api_message(e)
         if status in RETRY_STATUS:
-            return _Retryable(f"HTTP {status}: {message}", retry_after(e.response.headers))
+            return Retryable(f"HTTP {status}: {message}", retry_after(e.response.headers))
         if status == 401:
             return LLMError(f"the endpoint rejected the API key (HTTP 401: {message}); "
                             "set OPENAI_API_KEY to a valid key")

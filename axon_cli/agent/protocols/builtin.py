@@ -34,7 +34,7 @@ from axon_cli.agent.protocols.textbase import (
     SAVED,
     SEARCH_AGAIN,
     SEARCH_NOTE,
-    _TextCalls,
+    TextCalls,
 )
 from axon_cli.agent.protocols.toolprompt import (
     auto_block,
@@ -57,7 +57,7 @@ COMPACT_CORE = ("read_file", "write_file", "edit_file", "bash", "tool_search")  
 TEXT_STOP = ["<tool_response"]
 
 
-class TextProtocol(_TextCalls):
+class TextProtocol(TextCalls):
     call_hint = TEXT_HINT
     name = "text"
 
@@ -101,7 +101,7 @@ class TextProtocol(_TextCalls):
         return self._framed_results(turn, results, extra)
 
 
-class AutoProtocol(_TextCalls):
+class AutoProtocol(TextCalls):
     """Native tools; a reply without native calls may hold text calls. ``strict`` (the ``native``
     protocol): only a reply of nothing but calls, or ``<tool_call>`` tags, and no prompt note."""
 

@@ -1,4 +1,4 @@
-"""What the text and auto protocols share (``_TextCalls``): the text calls of a reply recognised
+"""What the text and auto protocols share (``TextCalls``): the text calls of a reply recognised
 (``textcalls``, loaded only when a reply can hold one), an edit already applied in this turn refused
 and a change written after a read held (``callorder``), and each batch of results framed for small
 models: a repeated call pointed out, and the note on what to do next (answer, fix the call, search
@@ -54,7 +54,7 @@ def _result_messages(turn: AssistantTurn, results: list[CallResult],
     return messages
 
 
-class _TextCalls:
+class TextCalls:
     """Shared by text and auto: turns text calls into ToolCalls with ids ``text_call_N``."""
 
     def __init__(self) -> None:

@@ -198,7 +198,7 @@ def _add_hooks(settings: Any, hooks: Mapping[str, Iterable[Any]]) -> None:
     """The caller's hook callables after the configured hooks of each event."""
     from axon_cli.kernel.errors import UsageError
     from axon_cli.session.extend.hook_callables import CallableHook
-    from axon_cli.settings.config_tables import HOOK_EVENTS
+    from axon_cli.settings.config import HOOK_EVENTS
 
     events = HOOK_EVENTS
     for event, entries in hooks.items():

@@ -2,32 +2,93 @@
 
 They hold no state, so they are snapshot-tested against a fixed-width ``Console``. The stateful
 part (what is streaming, which tools are running) lives in ``ui/stream.py``.
+
+The render thread under ``stream.StreamView``: any thread queues events and callables, and one
+thread handles them in order, so nothing but that thread writes to the terminal (``stream`` says why).
+
+An event goes to the handler named after its type (``_on_tool_call_end`` for ``tool_call_end``), a
+callable is called; an exception is logged, never raised, so a rendering bug cannot stop the output.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import queue
 import re
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
-__all__ = [
-    "make_console", "tool_label", "tool_end_line", "print_tool_end", "diff_text", "print_diff",
-    "todo_text", "print_todos", "print_error", "print_notice", "split_committed", "toolbar_text",
-    "fmt_duration", "fmt_tokens", "running_line", "MAX_DIFF_LINES",
-]
+from axon_cli.kernel.events import Event
+
+__all__ = ["make_console", "tool_label", "tool_end_line", "print_tool_end", "diff_text", "print_diff", "todo_text", "print_todos", "print_error", "print_notice", "split_committed", "toolbar_text", "fmt_duration", "fmt_tokens", "running_line", "MAX_DIFF_LINES", "RenderThread"]
+
+log = logging.getLogger("axon.ui")
+
+
+
+class RenderThread:
+    """The base of an event consumer that draws: ``self(event)`` queues, ``sync`` waits for the queue."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[Event | Callable[[], None]] = queue.Queue()
+        self._thread = threading.Thread(target=self._work, daemon=True, name="axon-render")
+        self._thread.start()
+
+    def __call__(self, event: Event) -> None:
+        self._queue.put(event)
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            try:
+                if isinstance(item, Event):
+                    handler = getattr(self, f"_on_{item.type}", None)
+                    if handler is not None:
+                        handler(item)
+                else:
+                    item()
+            except Exception:  # a rendering bug must never kill the output
+                log.exception("rendering failed")
+
+    def sync(self, fn: Callable[[], None] | None = None) -> None:
+        """Run ``fn`` on the render thread after everything queued so far, and wait for it."""
+        if threading.current_thread() is self._thread:
+            if fn is not None:
+                fn()
+            return
+        done = threading.Event()
+
+        def step() -> None:
+            try:
+                if fn is not None:
+                    fn()
+            finally:
+                done.set()
+
+        self._queue.put(step)
+        while not done.wait(0.05):
+            if not self._thread.is_alive():
+                return
 
 MAX_DIFF_LINES = 60
+
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+
 _HAS_TIME = re.compile(r"\d(?:\.\d+)?\s?(?:s|ms)\b")
+
 
 
 def make_console(**kw: Any) -> Console:
     """The REPL's console: colour on a terminal, plain text elsewhere (rich honours NO_COLOR)."""
     return Console(highlight=False, soft_wrap=False, **kw)
+
 
 
 def fmt_duration(ms: int) -> str:
@@ -38,8 +99,10 @@ def fmt_duration(ms: int) -> str:
     return f"{ms // 60_000} min {ms % 60_000 // 1000} s"
 
 
+
 def fmt_tokens(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
 
 
 def tool_label(name: str, summary: str, width: int = 70) -> str:
@@ -49,13 +112,16 @@ def tool_label(name: str, summary: str, width: int = 70) -> str:
     return label if len(label) <= width else label[: width - 2] + "…)"
 
 
+
 def running_line(label: str, elapsed_s: float) -> Text:
     """The text beside a running tool's spinner."""
     return Text.assemble((label, "bold"), (f"  {elapsed_s:.1f} s", "dim"))
 
 
+
 def _is_denial(output: str) -> bool:
     return output.startswith("Permission denied")
+
 
 
 def tool_end_line(name: str, label: str, ok: bool, summary: str, output: str, duration_ms: int) -> Text:
@@ -78,6 +144,7 @@ def tool_end_line(name: str, label: str, ok: bool, summary: str, output: str, du
     return text
 
 
+
 def print_tool_end(console: Console, name: str, label: str, ok: bool, summary: str, output: str,
                    duration_ms: int, display: dict[str, Any] | None = None, spill_path: str | None = None) -> None:
     """The summary line of a finished call, where a long output was saved, and its diff when the
@@ -91,11 +158,13 @@ def print_tool_end(console: Console, name: str, label: str, ok: bool, summary: s
         print_diff(console, diff)
 
 
+
 def _relative(path: str) -> str:
     try:
         return os.path.relpath(path)
     except ValueError:
         return path
+
 
 
 def diff_text(diff: str, max_lines: int = MAX_DIFF_LINES) -> Text:
@@ -121,11 +190,12 @@ def diff_text(diff: str, max_lines: int = MAX_DIFF_LINES) -> Text:
     return text
 
 
+
 def print_diff(console: Console, diff: str, max_lines: int = MAX_DIFF_LINES) -> None:
     console.print(diff_text(diff, max_lines), overflow="ellipsis", no_wrap=True)
 
-
 _TODO_MARKS = {"done": ("☑ ", "dim"), "completed": ("☑ ", "dim"), "in_progress": ("◐ ", "bold cyan")}
+
 
 
 def todo_text(todos: list[dict[str, Any]]) -> Text:
@@ -141,8 +211,10 @@ def todo_text(todos: list[dict[str, Any]]) -> Text:
     return text
 
 
+
 def print_todos(console: Console, todos: list[dict[str, Any]]) -> None:
     console.print(todo_text(todos))
+
 
 
 def print_error(console: Console, message: str) -> None:
@@ -150,8 +222,10 @@ def print_error(console: Console, message: str) -> None:
     console.print(Text.assemble(("✗ error: ", "bold red"), (first, "red")))
 
 
+
 def print_notice(console: Console, message: str) -> None:
     console.print(Text(f"· {message}", "dim yellow"))
+
 
 
 def split_committed(text: str) -> tuple[str, str]:
@@ -180,6 +254,7 @@ def split_committed(text: str) -> tuple[str, str]:
     return text[:cut], text[cut:]
 
 
+
 def toolbar_text(model: str, mode: str, used_tokens: int, window: int, cost: str) -> str:
     """``model · mode · context 12% (15.2k/128.0k) · $0.0123`` for the prompt's bottom toolbar."""
     pct = min(100, round(100 * used_tokens / window)) if window else 0
@@ -187,4 +262,3 @@ def toolbar_text(model: str, mode: str, used_tokens: int, window: int, cost: str
     if cost:
         parts.append(cost)
     return " · ".join(parts)
-

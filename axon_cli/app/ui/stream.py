@@ -25,6 +25,7 @@ from rich.spinner import Spinner
 from rich.text import Text
 
 from axon_cli.app.ui.render import (
+    RenderThread,
     print_error,
     print_notice,
     print_todos,
@@ -33,7 +34,6 @@ from axon_cli.app.ui.render import (
     split_committed,
     tool_label,
 )
-from axon_cli.app.ui.render_thread import RenderThread
 from axon_cli.kernel.events import (
     ApprovalRequested,
     AssistantDelta,

@@ -3,7 +3,7 @@ can be taken back.
 
 - ``basics``: the error and the git lookup (the rest loads when the first snapshot is taken).
 - ``shadow``: the shadow git repository (in axon's user state dir, never the project's ``.git``);
-  ``shadow_git`` holds its git plumbing.
+  running git in it, its trees and blobs.
 - ``store``: a project's snapshots and the log of turns.
 - ``ignored``: which git-ignored files a snapshot holds; the regenerable directories it leaves out.
 - ``checkpointer``: a session's turns (snapshot before the first change, and at the end).

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from axon_cli.machinery.snapshots.permission_bits import Modes, ModesError, parse, under
-from axon_cli.machinery.snapshots.shadow import Entry, ShadowRepo, SnapshotError, _split
+from axon_cli.machinery.snapshots.shadow import Entry, ShadowRepo, SnapshotError, split_paths
 
 Record = dict[str, Any]
 
@@ -40,7 +40,7 @@ class Changes:
 def tree_entries(repo: ShadowRepo, tree: str) -> dict[str, Entry]:
     """Every file of a tree with its entry (``git ls-tree -r``)."""
     out: dict[str, Entry] = {}
-    for item in _split(repo.git("ls-tree", "-r", "-z", "--full-tree", tree)):
+    for item in split_paths(repo.git("ls-tree", "-r", "-z", "--full-tree", tree)):
         meta, _, rel = item.partition("\t")
         parts = meta.split()
         if len(parts) == 3 and parts[1] == "blob":

@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from axon_cli.kernel.state import _existing_mode, _umask, atomic_write
+from axon_cli.kernel.state import atomic_write, current_umask, existing_mode
 from axon_cli.machinery.snapshots.permission_bits import Stamp
 from axon_cli.machinery.snapshots.shadow import Entry, blob_id
 
@@ -99,6 +99,6 @@ def write(path: Path, want: Want, data: bytes) -> None:
         return
     mode = want.bits
     if mode is None:                   # a snapshot without modes: keep the bits, set git's executable bit
-        mode = _existing_mode(path) if not os.path.islink(path) else 0o666 & ~_umask()
-        mode = mode | (0o111 & ~_umask()) if want.entry.mode == "100755" else mode & ~0o111
+        mode = existing_mode(path) if not os.path.islink(path) else 0o666 & ~current_umask()
+        mode = mode | (0o111 & ~current_umask()) if want.entry.mode == "100755" else mode & ~0o111
     atomic_write(path, data, mode=mode)

@@ -23,7 +23,7 @@ from axon_cli.machinery.snapshots.report import Outcome, UndoReport
 from axon_cli.machinery.snapshots.restore import LINK, State, Want, dir_bits, matches, state, write
 from axon_cli.machinery.snapshots.shadow import Entry
 from axon_cli.machinery.snapshots.store import ProjectSnapshots, Record
-from axon_cli.machinery.snapshots.undo_dirs import CHANGED_SINCE, DirectorySteps, _depth
+from axon_cli.machinery.snapshots.undo_dirs import CHANGED_SINCE, DirectorySteps, depth_first
 
 __all__ = ["Outcome", "UndoReport", "undo_turns"]
 
@@ -49,7 +49,7 @@ class _Undo(DirectorySteps):
         if self.ch.note:
             self.say("skipped", "(file modes)", f"not restored: {self.ch.note}")
         self._open_dirs()
-        for d in sorted(self.ch.locked & self.opened, key=_depth):
+        for d in sorted(self.ch.locked & self.opened, key=depth_first):
             self._unlisted(d)
         for rel, (old, new) in self.ch.files.items():
             self.items.append((rel, self._expected(rel, new), self._target(rel, old)))
@@ -84,7 +84,7 @@ class _Undo(DirectorySteps):
         before = self.ch.before
         assert before is not None
         prefix = f"{d}/"
-        for sub in sorted((p for p in before.dirs if p.startswith(prefix)), key=_depth):
+        for sub in sorted((p for p in before.dirs if p.startswith(prefix)), key=depth_first):
             now = dir_bits(self.root / sub)
             if not isinstance(now, int):
                 self.made.append(sub)
@@ -95,7 +95,7 @@ class _Undo(DirectorySteps):
                     self._chmod(sub, now | 0o700)
         ignored = {i.rstrip("/") for i in self.repo.ignored([d])}
         found = walk(str(self.root), ignored, d)
-        waiting = sorted(found.locked - {d}, key=_depth)
+        waiting = sorted(found.locked - {d}, key=depth_first)
         while waiting:                                     # directories the turn made and locked as well
             sub = waiting.pop(0)
             if self._chmod(sub, 0o700):
@@ -103,7 +103,7 @@ class _Undo(DirectorySteps):
                 found.dirs.update(more.dirs)
                 found.files.update(more.files)
                 found.links |= more.links
-                waiting += sorted(more.locked - {sub}, key=_depth)
+                waiting += sorted(more.locked - {sub}, key=depth_first)
         self.dropped += [sub for sub in found.dirs if sub not in before.dirs]
         entries = {rel: e for rel, e in self.before_entries().items() if rel.startswith(prefix)}
         for rel in entries.keys() | found.files.keys() | found.links:

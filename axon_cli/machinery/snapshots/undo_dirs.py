@@ -23,7 +23,7 @@ __all__ = ["DirectorySteps", "CHANGED_SINCE"]
 CHANGED_SINCE = "changed after that turn (left as it is)"
 
 
-def _depth(rel: str) -> tuple[int, str]:
+def depth_first(rel: str) -> tuple[int, str]:
     return rel.count("/"), rel
 
 
@@ -52,7 +52,7 @@ class DirectorySteps:
         before, after = self.ch.before, self.ch.after
         if before is None or after is None:
             return
-        for d in sorted(self.ch.dirs | self.ch.locked, key=_depth):
+        for d in sorted(self.ch.dirs | self.ch.locked, key=depth_first):
             if under(d, self.ch.locked):
                 continue                                   # below an unlisted directory: _unlisted
             b, a, now = before.dirs.get(d), after.dirs.get(d), dir_bits(self.root / d)
@@ -92,7 +92,7 @@ class DirectorySteps:
         return True
 
     def _drop_dirs(self) -> None:
-        for d in sorted(set(self.dropped), key=_depth, reverse=True):
+        for d in sorted(set(self.dropped), key=depth_first, reverse=True):
             try:
                 os.rmdir(self.root / d)
             except FileNotFoundError:
@@ -107,7 +107,7 @@ class DirectorySteps:
 
     def _make_dirs(self) -> None:
         before = self.ch.before
-        for d in sorted(set(self.made), key=_depth):
+        for d in sorted(set(self.made), key=depth_first):
             if before is None or d not in before.dirs or not self._real(os.path.dirname(d)):
                 continue
             try:
@@ -120,7 +120,7 @@ class DirectorySteps:
                 self.say_dir("restored", d)
 
     def _close_dirs(self) -> None:
-        for d, bits in sorted(self.final.items(), key=lambda i: _depth(i[0]), reverse=True):
+        for d, bits in sorted(self.final.items(), key=lambda i: depth_first(i[0]), reverse=True):
             if not self._real(d):
                 continue
             try:

@@ -51,7 +51,7 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _mode(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+def find_mode(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     value = data.get("mode")
     if isinstance(value, str) and value in _MODE_EFFECT and MODES.index(value) > MODES.index(base.mode):
         yours = "" if base.mode == "default" else f' (yours: "{base.mode}")'
@@ -59,7 +59,7 @@ def _mode(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
                     ("mode",))
 
 
-def _sandbox(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+def find_sandbox(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     value = data.get("sandbox")
     if value is None or value == base.sandbox:
         return
@@ -69,14 +69,14 @@ def _sandbox(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Foun
                                  f'"{base.sandbox}"): commands run with fewer limits', str(value)), ("sandbox",))
 
 
-def _base_url(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+def find_base_url(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     url = data.get("base_url")
     if isinstance(url, str) and url:
         yield Found(WideningItem("base_url", "base_url", source, f"endpoint {url}: your API key and the whole "
                                  "conversation are sent there", url), ("base_url",))
 
 
-def _api_key(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+def find_api_key(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     key = data.get("api_key")
     if isinstance(key, str) and key:
         tail = f"ending …{key[-4:]}" if len(key) > 12 else "(short)"
@@ -84,7 +84,7 @@ def _api_key(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Foun
                                  "project's key, so the conversation goes to its owner's account", key), ("api_key",))
 
 
-def _telemetry(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+def find_telemetry(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     """A ``[telemetry]`` table that could send data out: anything but ``enabled = false`` alone."""
     table = data.get("telemetry")
     if isinstance(table, dict) and table and table != {"enabled": False}:
@@ -115,7 +115,7 @@ def _server_shows(name: str, raw: dict[str, Any]) -> str:
     return f'MCP server "{name}" {what}' + (f" ({'; '.join(extra)})" if extra else "")
 
 
-def _servers(table: str) -> Finder:
+def find_servers(table: str) -> Finder:
     def finder(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
         servers = data.get(table)
         for name, raw in (servers.items() if isinstance(servers, dict) else []):
@@ -125,7 +125,7 @@ def _servers(table: str) -> Finder:
     return finder
 
 
-def _hooks(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+def find_hooks(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     hooks = data.get("hooks")
     seen: dict[str, int] = {}
     for event, tables in (hooks.items() if isinstance(hooks, dict) else []):
@@ -141,7 +141,7 @@ def _hooks(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]
             yield Found(WideningItem("hook", key, source, shows, _canonical(table)), ("hooks", event, i))
 
 
-def _claude_hooks(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+def find_claude_hooks(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     """Each command of Claude Code's ``{"hooks": {EVENT: [{"matcher", "hooks": [{"command"}]}]}}``."""
     hooks = data.get("hooks")
     seen: dict[str, int] = {}
@@ -163,7 +163,7 @@ def _claude_hooks(data: dict[str, Any], base: Baseline, source: str) -> Iterator
                             ("hooks", event, i, "hooks", j))
 
 
-def _diagnostics(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+def find_diagnostics(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     table = data.get("diagnostics")
     for glob, command in (table.items() if isinstance(table, dict) else []):
         shown = command if isinstance(command, str) else _canonical(command)
@@ -171,7 +171,7 @@ def _diagnostics(data: dict[str, Any], base: Baseline, source: str) -> Iterator[
                                  _canonical(command)), ("diagnostics", glob))
 
 
-def _command_keys(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
+def find_command_keys(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]:
     def walk(node: dict[str, Any], where: Where) -> Iterator[Found]:
         for key, value in node.items():
             here = (*where, key)

@@ -27,16 +27,16 @@ from axon_cli.settings.trust.finders import (
     Finder,
     Found,
     Where,
-    _api_key,
-    _base_url,
-    _claude_hooks,
-    _command_keys,
-    _diagnostics,
-    _hooks,
-    _mode,
-    _sandbox,
-    _servers,
-    _telemetry,
+    find_api_key,
+    find_base_url,
+    find_claude_hooks,
+    find_command_keys,
+    find_diagnostics,
+    find_hooks,
+    find_mode,
+    find_sandbox,
+    find_servers,
+    find_telemetry,
 )
 from axon_cli.settings.trust.items import WideningItem, with_pins
 from axon_cli.settings.trust.pins import diagnostics_runs, hook_runs, pin, server_runs
@@ -76,25 +76,25 @@ def _allow(data: dict[str, Any], base: Baseline, source: str) -> Iterator[Found]
 
 
 KINDS: tuple[Kind, ...] = (
-    Kind("mode", PERMISSIONS, "`mode` wider than your own (accept-edits, auto, yolo): calls run without asking", _mode),
-    Kind("mode", CONFIG, "`mode` wider than your own, as in permissions.toml", _mode),
+    Kind("mode", PERMISSIONS, "`mode` wider than your own (accept-edits, auto, yolo): calls run without asking", find_mode),
+    Kind("mode", CONFIG, "`mode` wider than your own, as in permissions.toml", find_mode),
     Kind("allow", PERMISSIONS, "each `allow` rule: the calls it covers run without asking", _allow),
     Kind("sandbox", CONFIG, "`sandbox` less strict than your own default (off < auto, workspace-write < "
-                            "read-only; an unknown value counts as less strict)", _sandbox),
-    Kind("base_url", CONFIG, "`base_url`: where your API key and the whole conversation are sent", _base_url),
-    Kind("api_key", CONFIG, "`api_key`: whose account the conversation goes to", _api_key),
+                            "read-only; an unknown value counts as less strict)", find_sandbox),
+    Kind("base_url", CONFIG, "`base_url`: where your API key and the whole conversation are sent", find_base_url),
+    Kind("api_key", CONFIG, "`api_key`: whose account the conversation goes to", find_api_key),
     Kind("telemetry", CONFIG, "`[telemetry]` (other than `enabled = false`): usage data is sent to a collector",
-         _telemetry),
+         find_telemetry),
     Kind("mcp_server", CONFIG, "each `[mcp_servers.NAME]`: a command axon starts (shown with its arguments, "
-                               "env and cwd) or a URL it connects to (with its headers)", _servers("mcp_servers")),
-    Kind("mcp_server", MCP_JSON, "each `mcpServers` entry, shown the same way", _servers("mcpServers")),
-    Kind("hook", CONFIG, "each `[[hooks.EVENT]]` table: a shell command axon runs", _hooks),
-    Kind("hook", CLAUDE_SETTINGS, "each command in Claude Code's `hooks` (project settings)", _claude_hooks),
-    Kind("hook", CLAUDE_LOCAL, "each command in Claude Code's `hooks` (local project settings)", _claude_hooks),
+                               "env and cwd) or a URL it connects to (with its headers)", find_servers("mcp_servers")),
+    Kind("mcp_server", MCP_JSON, "each `mcpServers` entry, shown the same way", find_servers("mcpServers")),
+    Kind("hook", CONFIG, "each `[[hooks.EVENT]]` table: a shell command axon runs", find_hooks),
+    Kind("hook", CLAUDE_SETTINGS, "each command in Claude Code's `hooks` (project settings)", find_claude_hooks),
+    Kind("hook", CLAUDE_LOCAL, "each command in Claude Code's `hooks` (local project settings)", find_claude_hooks),
     Kind("diagnostics", CONFIG, "each `[diagnostics]` entry: a command axon runs after an edit of a file "
-                                "matching its glob", _diagnostics),
+                                "matching its glob", find_diagnostics),
     Kind("command_key", CONFIG, "any other key naming a command to run (`…command`, `…cmd`, `…shell`, "
-                                "`…editor`, …), at any depth", _command_keys, catch_all=True),
+                                "`…editor`, …), at any depth", find_command_keys, catch_all=True),
 )
 
 

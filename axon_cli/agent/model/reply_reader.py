@@ -1,7 +1,7 @@
 """How the model client reads a reply into an AssistantTurn: a stream's chunks (text, reasoning,
 usage, tool calls assembled by index), a non-streamed ChatCompletion, and a non-streamed reply shown
-as one delta of each kind. The client's two signals live here too: ``_NoStream`` (a stream that
-ended without any content: ask again without streaming) and ``_Retryable`` (cut off, no choices).
+as one delta of each kind. The client's two signals live here too: ``NoStream`` (a stream that
+ended without any content: ask again without streaming) and ``Retryable`` (cut off, no choices).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from axon_cli.tools.dispatch import ToolCall
 __all__ = ["ReplyReader", "assemble", "plain_turn"]
 
 
-class _NoStream(Exception):
+class NoStream(Exception):
     """The endpoint accepted a streaming request but streamed nothing, or said it cannot stream."""
 
 
-class _Retryable(Exception):
+class Retryable(Exception):
     def __init__(self, reason: str, retry_after: float | None = None) -> None:
         super().__init__(reason)
         self.retry_after = retry_after
@@ -80,8 +80,8 @@ def assemble(client: ReplyReader, stream: Any, on_text: Callable[[str], None] | 
                 turn.finish_reason = finish
     if turn.finish_reason is None:
         if not parts and not calls and not turn.reasoning:
-            raise _NoStream("the stream ended without any content")
-        raise _Retryable("the stream ended without a finish_reason (cut off)")
+            raise NoStream("the stream ended without any content")
+        raise Retryable("the stream ended without a finish_reason (cut off)")
     turn.content = "".join(parts)
     for index in sorted(calls):
         slot = calls[index]
@@ -94,11 +94,11 @@ def plain_turn(client: ReplyReader, response: Any) -> AssistantTurn:
     """The turn of a non-streamed response."""
     choices = _listed(getattr(response, "choices", None))
     if not choices:
-        raise _Retryable("the non-streaming response has no choices")
+        raise Retryable("the non-streaming response has no choices")
     finish = getattr(choices[0], "finish_reason", None)
     message = getattr(choices[0], "message", None)
     if message is None:
-        raise _Retryable("the non-streaming response's choice has no message")
+        raise Retryable("the non-streaming response's choice has no message")
     turn = AssistantTurn(finish_reason=finish if finish and isinstance(finish, str) else "stop")
     _identity(turn, response)
     turn.content = _text(getattr(message, "content", None))
@@ -161,7 +161,7 @@ def _identity(turn: AssistantTurn, part: Any) -> None:
         turn.response_model = part.model[:200]
 
 
-def _replay(turn: AssistantTurn, on_text: Callable[[str], None] | None,
+def replay_deltas(turn: AssistantTurn, on_text: Callable[[str], None] | None,
             on_reasoning: Callable[[str], None] | None) -> None:
     """Show a non-streamed reply as one delta of each kind, so frontends still print it."""
     if turn.reasoning and on_reasoning:
