@@ -20,6 +20,7 @@ Every call gets exactly one answer, interrupted or not, and the ledger records h
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -51,7 +52,7 @@ from axon_cli.tools.ledger import CallLedger, Refusal
 from axon_cli.tools.registry import ToolRegistry
 from axon_cli.tools.spec import ToolContext
 
-__all__ = ["Agent", "RunResult", "AgentCallbacks", "CUT_CALL", "LOOP_LIMIT", "LOOPING"]
+__all__ = ["Agent", "GoOn", "SendBack", "EndTurn", "RunResult", "AgentCallbacks", "CUT_CALL", "LOOP_LIMIT", "LOOPING"]
 
 LOOP_LIMIT = 3
 
@@ -68,6 +69,69 @@ MAX_CONTINUATIONS = 3
 
 CONTINUE_PROMPT = "Your reply was cut off by the output token limit. Continue exactly where it stopped."
 
+
+class SendBack(Exception):
+    """The turn goes on: ``messages`` are appended and the model is asked again (``notice``: why, shown)."""
+
+    def __init__(self, *messages: dict[str, Any], notice: str = "") -> None:
+        super().__init__(notice)
+        self.messages, self.notice = list(messages), notice
+
+
+class EndTurn(Exception):
+    """The turn ends with ``result`` (an error result is shown as an error, else ``notice`` if any)."""
+
+    def __init__(self, result: RunResult, notice: str = "") -> None:
+        super().__init__(result.result)
+        self.result, self.notice = result, notice
+
+
+class GoOn:
+    """The loop's one question after each reply — go on, or stop? — asked in this order: the protocol's
+    feedback on text calls it could not use, a reply cut by the output limit, axon's own notes echoed
+    as the answer, the answer guidance, the user's Stop hooks; after tool calls: an interrupt, a hook
+    that halts, the guidance's repeated refusals. Every answer is a ``SendBack`` or an ``EndTurn``."""
+
+    def __init__(self, protocol: ToolProtocol, notes: Notes, guide: TurnGuide, turn_hooks: TurnHooks | None,
+                 cancel: threading.Event) -> None:
+        self.protocol, self.notes, self.guide, self.turn_hooks, self.cancel = protocol, notes, guide, turn_hooks, cancel
+        self.continued: list[str] = []     # the parts of an answer cut by the output limit, so far
+        self.sent_back = False             # a Stop hook already sent the agent back to work this turn
+
+    def after_reply(self, turn: AssistantTurn, turns: int) -> None:
+        """A reply without tool calls: always raises."""
+        feedback = self.protocol.result_messages(turn, []) if turn.call_errors else []
+        if feedback:   # text calls that could not be used: the model reads why
+            raise SendBack(*feedback)
+        if turn.finish_reason == "length" and len(self.continued) < MAX_CONTINUATIONS:
+            self.continued.append(turn.content)
+            raise SendBack({"role": "user", "content": CONTINUE_PROMPT})
+        answer = "".join(self.continued) + turn.content
+        # axon's own note echoed as the answer; else empty reply, "let me run…", an ungrounded answer
+        nudge = self.notes.sent_back(answer) or self.guide.after_reply(answer)
+        if (why := self.notes.stop_reason() or self.guide.stop_reason()) is not None:
+            raise EndTurn(RunResult(why, "error", turns, error=why))
+        self.continued.clear()
+        if nudge:
+            raise SendBack({"role": "user", "content": nudge}, notice=self.notes.reason or self.guide.reason)
+        go_on = self.turn_hooks.about_to_stop(answer, self.sent_back) if self.turn_hooks else None
+        if go_on:
+            self.sent_back = True
+            raise SendBack({"role": "user", "content": go_on})
+        raise EndTurn(RunResult(answer, "final", turns))
+
+    def calls_made(self) -> None:
+        """A reply with tool calls: an answer cut before it is not continued."""
+        self.continued.clear()
+
+    def after_calls(self, turns: int) -> None:
+        """After the calls' results are in: raises ``EndTurn`` when the turn stops, else returns."""
+        if self.cancel.is_set():
+            raise EndTurn(RunResult("interrupted by user", "interrupted", turns))
+        if self.turn_hooks is not None and (halt := self.turn_hooks.halted()):
+            raise EndTurn(RunResult(halt, "final", turns), notice=f"a hook stopped the agent: {halt}")
+        if (why := self.guide.stop_reason()) is not None:   # refused repeats, again and again
+            raise EndTurn(RunResult(why, "error", turns, error=why))
 
 class Agent:
     def __init__(self, *, llm: LLMClient, registry: ToolRegistry, dispatcher: Dispatcher, ctx: ToolContext,
@@ -149,8 +213,7 @@ class Agent:
 
     def _run_loop(self, limit: int, user_turn: UserTurn) -> RunResult:
         turns = 0
-        continued: list[str] = []
-        sent_back = False       # a Stop hook already sent the agent back to work this turn
+        go_on = GoOn(self.protocol, self.notes, self.guide, self.turn_hooks, self.ctx.cancel)
         self.ledger.new_turn()
         self.protocol.new_turn(user_turn.text)
         self.guide.new_turn(user_turn, getattr(self.protocol, "call_hint", None))
@@ -159,56 +222,31 @@ class Agent:
                 turns += 1
                 self.turns_total += 1
                 self.emit(TurnStarted(turn=turns))
-                turn = self._query()
-                turn = self.protocol.extract_calls(turn, self.registry)
+                turn = self.protocol.extract_calls(self._query(), self.registry)
                 self.emit(AssistantMessage(content=turn.content, finish_reason=turn.finish_reason,
                                            tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments}
                                                        for c in turn.tool_calls]))
                 self.append(turn.message())
-                if not turn.tool_calls:
-                    feedback = self.protocol.result_messages(turn, []) if turn.call_errors else []
-                    if feedback:   # text calls that could not be used: the model reads why
-                        for message in feedback:
-                            self.append(message)
-                        continue
-                    if turn.finish_reason == "length" and len(continued) < MAX_CONTINUATIONS:
-                        continued.append(turn.content)
-                        self.append({"role": "user", "content": CONTINUE_PROMPT})
-                        continue
-                    answer = "".join(continued) + turn.content
-                    # axon's own note echoed as the answer; else empty reply, "let me run…", an ungrounded answer
-                    nudge = self.notes.sent_back(answer) or self.guide.after_reply(answer)
-                    if (why := self.notes.stop_reason() or self.guide.stop_reason()) is not None:
-                        self.emit(Error(message=why))
-                        return RunResult(why, "error", turns, error=why)
-                    if nudge:
-                        continued.clear()
-                        self.emit(Notice(message=self.notes.reason or self.guide.reason))
-                        self.append({"role": "user", "content": nudge})
-                        continue
-                    go_on = self.turn_hooks.about_to_stop(answer, sent_back) if self.turn_hooks else None
-                    if go_on:
-                        sent_back = True
-                        continued.clear()
-                        self.append({"role": "user", "content": go_on})
-                        continue
-                    return RunResult(answer, "final", turns)
-                continued.clear()
-                results = self._execute(turn)
-                results = self.guide.after_calls(turn.tool_calls, results)
-                results, pictures = attach_images(results, self.llm.takes_images())
-                for message in self.protocol.result_messages(turn, results):
-                    self.append(message)
-                if pictures is not None:
-                    self.append(pictures)
-                if self.ctx.cancel.is_set():
-                    return RunResult("interrupted by user", "interrupted", turns)
-                if self.turn_hooks is not None and (halt := self.turn_hooks.halted()):
-                    self.emit(Notice(message=f"a hook stopped the agent: {halt}"))
-                    return RunResult(halt, "final", turns)
-                if (why := self.guide.stop_reason()) is not None:   # refused repeats, again and again
-                    self.emit(Error(message=why))
-                    return RunResult(why, "error", turns, error=why)
+                try:
+                    if not turn.tool_calls:
+                        go_on.after_reply(turn, turns)
+                    go_on.calls_made()
+                    results = self.guide.after_calls(turn.tool_calls, self._execute(turn))
+                    results, pictures = attach_images(results, self.llm.takes_images())
+                    for message in [*self.protocol.result_messages(turn, results), *([pictures] if pictures is not None else [])]:
+                        self.append(message)
+                    go_on.after_calls(turns)
+                except SendBack as back:
+                    if back.notice:
+                        self.emit(Notice(message=back.notice))
+                    for message in back.messages:
+                        self.append(message)
+                except EndTurn as end:
+                    if end.result.error:
+                        self.emit(Error(message=end.result.error))
+                    elif end.notice:
+                        self.emit(Notice(message=end.notice))
+                    return end.result
             return RunResult(f"stopped: reached the limit of {limit} turns", "max_turns", turns)
         except KeyboardInterrupt:
             self.ctx.cancel.set()
