@@ -1,6 +1,6 @@
 """Building an agent: a model client, the tool protocol the settings choose, and the loop over a
 registry and a dispatcher. The one place they are put together, for the session
-(``runtime.build_runtime``) and for each sub-agent (``extend/subagent.py``).
+(``runtime.build_runtime``) and for each sub-agent (``session/extend/subagent.py``).
 
 A sub-agent talks to the same endpoint as its session, so its client starts with what the session's
 client has learned about that endpoint (parameters it rejects, that it cannot stream, that it

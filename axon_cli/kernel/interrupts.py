@@ -10,7 +10,7 @@ finalizer swallows it (axon then waits for a second Ctrl-C). Once ready, SIGINT 
 and ``startup.main`` reports anything a Ctrl-C still shakes loose (``after_interrupt``) as the
 same one line. SIGTERM and SIGHUP (``timeout``, a CI runner's cancel, a closed terminal) always end
 axon at once with ``axon: terminated`` and 128 + the signal's number: every command axon started
-ends with it through its keeper (``sandbox/lifetime.py``), and axon's files are written a whole
+ends with it through its keeper (``machinery/sandbox/lifetime.py``), and axon's files are written a whole
 line per write, so nothing is left half done that a Ctrl-C would have finished. A signal that was
 ignored when axon started (``nohup``, a script's ``cmd &``) stays ignored.
 

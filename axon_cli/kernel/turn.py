@@ -1,6 +1,6 @@
 """The user's turn as a typed value: what the user wrote and the files attached to it.
 
-``session/attach.py`` builds a ``UserTurn`` where ``@path`` mentions are expanded (an image file becomes
+``session/conversation/attach.py`` builds a ``UserTurn`` where ``@path`` mentions are expanded (an image file becomes
 one of its ``images``); the loop keeps it
 for the turn and renders it to the chat message only when the message is appended; the answer
 guidance and the protocols read ``text`` and ``attachments`` (never the rendered message's layout).
@@ -26,7 +26,7 @@ _NOTE = re.compile(r"\n\[(truncated to the first \d+ lines; use read_file with a
 @dataclass(frozen=True)
 class ImagePart:
     """A picture a tool returned (base64 ``data``): a model that takes images gets it as an image
-    content part after the tool results (``loop/images.py``), any other a one-line placeholder."""
+    content part after the tool results (``agent/loop/images.py``), any other a one-line placeholder."""
 
     mime_type: str
     data: str

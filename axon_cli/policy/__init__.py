@@ -1,4 +1,5 @@
-"""Permission policy: modes, rules files, shell analysis, paths. Pure: no I/O in decisions."""
+"""Permission policy: the mode ladder and the one owner of a session's mode, rules files, paths, the
+decision (pure: no I/O in decisions), sandbox exit, web rules, tool naming."""
 
 from axon_cli.policy.base import AllowAll, Decision, PermissionPolicy
 

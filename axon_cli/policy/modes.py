@@ -72,7 +72,7 @@ def changes_nothing(mode: str) -> bool:
 
 def refuse_change(subject: str, mode: str, destructive: bool, what: str = "is not read-only") -> Decision:
     """The denial of a call that would change something, in a mode that changes nothing: in ``plan``
-    it tells the model to propose the change in its plan (wording in ``prompts/plan_mode.md``)."""
+    it tells the model to propose the change in its plan (wording in ``kernel/prompts/plan_mode.md``)."""
     reason = f"{subject} {what}"
     if mode == "plan":
         from axon_cli.kernel.prompts import load_sections

@@ -1,7 +1,7 @@
 """The one list of sensitive paths: credential stores and key files.
 
 It feeds both guards: the permission layer (``paths.sensitive_reason``: a sensitive path is never
-allowed by a mode alone) and the sandbox (``sandbox/hidden.py``: the same files read as empty
+allowed by a mode alone) and the sandbox (``machinery/sandbox/hidden.py``: the same files read as empty
 inside). ``is_sensitive_name`` is the exact test of one path component; ``SEARCH_GLOBS`` is a
 the same test written as ripgrep globs (with ``SEARCH_EXCLUDES``).
 """

@@ -1,5 +1,5 @@
 """The shell analysis: what a bash command line runs, reads, changes and reaches, as pure facts.
 
 ``analyze`` (``analyze.py``) is the entry point; the decision made from its facts is in
-``permissions/shell_decide.py``.
+``policy/shell_decide.py``.
 """

@@ -65,7 +65,7 @@ class CallResult:
     decided_by: str = ""
     display: dict[str, Any] = field(default_factory=dict)
     found_nothing: bool = False       # it worked and found nothing (no match, no file): say what next
-    images: list[ImagePart] = field(default_factory=list)   # pictures for the model (loop/images.py)
+    images: list[ImagePart] = field(default_factory=list)   # pictures for the model (agent/loop/images.py)
 
 
 log = logging.getLogger("axon.dispatch")

@@ -1,5 +1,5 @@
 """Unit: commands from Claude Code's folders — precedence, subfolder names, ``!`` spans — and the
-front matter forms real Claude Code files use (extend/commands.py, prompts/frontmatter.py)."""
+front matter forms real Claude Code files use (session/extend/commands.py, kernel/prompts/frontmatter.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Unit: Claude Code's tool names, ``allowed-tools`` entries and model aliases in axon's terms
-(extend/claude_rules.py), checked against axon's own rule matcher."""
+(session/extend/claude_rules.py), checked against axon's own rule matcher."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Unit: custom command files — front matter, ``$ARGUMENTS``/``$1…$9``, ``@path`` (extend/commands.py)."""
+"""Unit: custom command files — front matter, ``$ARGUMENTS``/``$1…$9``, ``@path`` (session/extend/commands.py)."""
 
 from __future__ import annotations
 

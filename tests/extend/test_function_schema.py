@@ -1,4 +1,4 @@
-"""Unit: a typed Python function → the tool's input model and JSON schema (extend/function_schema.py)."""
+"""Unit: a typed Python function → the tool's input model and JSON schema (session/extend/function_schema.py)."""
 
 from __future__ import annotations
 

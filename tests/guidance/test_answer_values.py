@@ -1,4 +1,4 @@
-"""The *unseen value* answer check (guidance/values.py): a question answered with a value no tool result
+"""The *unseen value* answer check (agent/guidance/values.py): a question answered with a value no tool result
 of the turn shows is asked once to check it; counts, conversation and grounded answers never are."""
 
 from __future__ import annotations

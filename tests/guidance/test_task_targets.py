@@ -1,5 +1,5 @@
 """The *not in the files* answer check: a change task's named files are asked whether the change
-happened (guidance/targets.py), in-process. The scripted end-to-end run is in test_grounding_e2e.py."""
+happened (agent/guidance/task_files.py), in-process. The scripted end-to-end run is in test_grounding_e2e.py."""
 
 from __future__ import annotations
 

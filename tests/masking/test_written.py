@@ -1,4 +1,4 @@
-"""The masked writer (``masking/written.py``): JSON lines, appends, the debug log's formatter."""
+"""The masked writer (``machinery/masking/written.py``): JSON lines, appends, the debug log's formatter."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The one builder of a child process's environment (``sandbox/child_env.py``) and URL credentials
-(``masking/userinfo.py``): what passes, what never does, and ``env_pass``."""
+"""The one builder of a child process's environment (``machinery/sandbox/child_env.py``) and URL credentials
+(``machinery/masking/userinfo.py``): what passes, what never does, and ``env_pass``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The session's shared network namespace (``sandbox/netns.py``) with real bwrap and nsenter: as root
+"""The session's shared network namespace (``machinery/sandbox/netns.py``) with real bwrap and nsenter: as root
 and as an unprivileged user (``setpriv`` to nobody), a server one sandboxed command starts answers the
 next one; the commands inside keep the caller's uid and no capabilities; only ``lo`` is there; without
 ``nsenter`` each command unshares its own network as before."""

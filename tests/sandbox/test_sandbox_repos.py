@@ -1,5 +1,5 @@
-"""Finding the project's other ``.git`` entries (``sandbox/repos.py``, ``sandbox/scan.py``) and the
-mounts that keep them read-only (``sandbox/bwrap.py``); the read-only profile of read-only mode."""
+"""Finding the project's other ``.git`` entries (``machinery/sandbox/repos.py``, ``machinery/sandbox/bounded_walk.py``) and the
+mounts that keep them read-only (``machinery/sandbox/bwrap.py``); the read-only profile of read-only mode."""
 
 from __future__ import annotations
 

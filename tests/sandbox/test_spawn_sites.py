@@ -1,5 +1,5 @@
 """Every place axon_cli starts a process, read from the code (AST): each is the outside-sandbox gate
-(``sandbox/outside.py``) or on the allow-list below, with its reason. A new ``Popen``, ``os.system``,
+(``machinery/sandbox/outside.py``) or on the allow-list below, with its reason. A new ``Popen``, ``os.system``,
 ``asyncio.create_subprocess_*`` or mcp ``stdio_client`` anywhere else fails this test."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Unit: pictures in the user's turn (``session/attach.py``): ``@shot.png`` becomes one of the turn's
+"""Unit: pictures in the user's turn (``session/conversation/attach.py``): ``@shot.png`` becomes one of the turn's
 images (``axon run`` attaches only pictures), a chat line that is a pasted image path brings that
 picture, a broken picture is one line and the words go on."""
 

@@ -1,4 +1,4 @@
-"""``axon run``'s own argument reader (``ui/run_entry.py``) against typer's definition of the command:
+"""``axon run``'s own argument reader (``app/ui/run_entry.py``) against typer's definition of the command:
 the same spellings, and for every argument list it reads, the same values typer would pass."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Whether a shell command deletes or overwrites something (``rm``, ``git clean``, ``truncate``, a
 ``>`` redirect, ``mv`` over a file …), from the shell analysis the permission rules use
-(``permissions/shell/analyze``). The guidance never writes such a command into a message it sends
+(``shell/analyze``). The guidance never writes such a command into a message it sends
 back unless the user asked for exactly that deletion: a compliant model would run it. A move that
 replaces nothing (``mv -n a b``) loses no content: the analysis lists its source as moved, not
 deleted, and it is not counted here (the permission check still asks before it in ``default``).

@@ -1,7 +1,7 @@
 """The one object the agent loop calls for answer guidance: one user turn's nudges (an empty reply,
 a stated intent), answer checks (``reminders``) and repeat guard (``repeats``).
 
-The loop declares what it calls (``loop/guide.TurnGuide``) and builds this only when the
+The loop declares what it calls (``agent/loop/guidance_seam.TurnGuide``) and builds this only when the
 ``guidance`` setting is on; nothing here imports the loop.
 """
 

@@ -4,7 +4,7 @@ call tools, with the call it meant written out in the protocol's own form: the c
 ```bash block, a read_file of a project file it names and has not read, or a skeleton of the tool
 it names. A command that deletes or overwrites something (``destructive``) is never written out.
 A genuine final answer is never nagged twice, and prose alone is never nagged. The
-wording is in ``prompts/guidance_nudges.md``; the protocol's call hint comes from ``protocols``.
+wording is in ``kernel/prompts/guidance_nudges.md``; the protocol's call hint comes from ``protocols``.
 """
 
 from __future__ import annotations

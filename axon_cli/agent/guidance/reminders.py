@@ -23,7 +23,7 @@ In plan mode (a turn that must change nothing and end with a plan) only *look fi
 and *no answer* apply: the others would tell the model to make the change.
 
 Plain conversation ("hi", "what is a monad") and honest answers after real successful calls are
-never reminded. The wording is generic (``prompts/guidance_reminders.md``): no check knows about
+never reminded. The wording is generic (``kernel/prompts/guidance_reminders.md``): no check knows about
 any particular task.
 """
 

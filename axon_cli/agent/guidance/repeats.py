@@ -5,12 +5,12 @@ content to the same file again and again. The first two runs of an identical cal
 re-check can be sensible); from the third, while no other call that may change something has
 succeeded in between, the call is not run again and the model reads ``ALREADY_HAVE`` instead.
 After ``MAX_REFUSALS`` such refusals in one user turn the run stops (``STOPPED``), as an error: the
-model is not making progress. The wording is in ``prompts/guidance_repeats.md``.
+model is not making progress. The wording is in ``kernel/prompts/guidance_repeats.md``.
 
 Which calls are read-only is the tool's own fact for its input (``bash("ls")`` is, ``bash("rm x")``
 is not): a successful call that may change something starts every other call's count afresh, its
 own included only when it differs. A call that failed is never counted (the loop guard in
-``loop/agent.py`` counts failures). The counts are the agent's one call ledger (``tools/ledger``).
+``agent/loop/agent.py`` counts failures). The counts are the agent's one call ledger (``tools/ledger``).
 """
 
 from __future__ import annotations

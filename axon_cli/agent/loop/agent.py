@@ -166,7 +166,7 @@ class Agent:
         return sp() if callable(sp) else sp
 
     def project_context(self) -> str:
-        """What goes in front of the first user message of every request (``session/context.py``)."""
+        """What goes in front of the first user message of every request (``session/conversation/context.py``)."""
         ctx = self._context
         return ctx() if callable(ctx) else ctx
 

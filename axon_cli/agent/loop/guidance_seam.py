@@ -3,7 +3,7 @@
 ``TurnGuide`` is all the loop calls: at the start of a user turn, before each call runs (a repeat
 may be refused), after each batch of calls, after each reply without calls (a reminder may be sent
 back instead of accepting it), and to ask whether the run must stop. ``choose_guide`` picks it from
-the ``guidance`` setting (``model/endpoints.guidance_on``): ``NoGuide`` when off, else the guidance
+the ``guidance`` setting (``agent/model/endpoints.guidance_on``): ``NoGuide`` when off, else the guidance
 package's ``Guidance``, imported only then.
 """
 

@@ -20,7 +20,7 @@ __all__ = ["AgentCallbacks", "TurnHooks", "PromptVerdict", "Loop"]
 
 
 class Loop(Protocol):
-    """What the session's callbacks see of the agent loop (``loop/agent.Agent`` is one)."""
+    """What the session's callbacks see of the agent loop (``agent/loop/agent.Agent`` is one)."""
 
     llm: LLMClient
     registry: ToolRegistry

@@ -3,7 +3,7 @@
 Building the HTTP client loads the system's CA certificates (tens of milliseconds of
 ``load_verify_locations``), and the SDK does it when the client is built, just before the first
 request — on the main thread, after everything else. OpenSSL loads them without holding the GIL,
-so the thread that imports the SDK (``startup/preload.py``) first imports the SDK's HTTP library
+so the thread that imports the SDK (``app/preload.py``) first imports the SDK's HTTP library
 and makes the context as that library would (its own ``create_ssl_context``: ``SSL_CERT_FILE`` /
 ``SSL_CERT_DIR`` and the platform's store, certificates verified and host names checked) while
 both threads go on importing; the client then gets it through the SDK's public

@@ -1,6 +1,6 @@
 """The tool part of the system prompt for calls written as text, in the model family's own format.
 
-Each family (qwen, llama, mistral, deepseek, default) has a template, ``prompts/text_tools_<family>.md``:
+Each family (qwen, llama, mistral, deepseek, default) has a template, ``kernel/prompts/text_tools_<family>.md``:
 the tools as compact JSON schemas inside ``<tools>…</tools>`` (the wrapper that family's chat
 template uses), the call format in its own words with one generic example call in
 ``<tool_call>`` tags, and when to call. The family comes from the model name: the user's

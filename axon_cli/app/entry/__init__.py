@@ -3,11 +3,11 @@
 ``axon --version`` is answered here; ``--help`` of any command comes from the help cache when it
 holds a rendering made under the same conditions (``helpcache.py``), else typer renders it and
 the cache keeps a copy; ``axon run`` / ``axon chat`` start importing the openai SDK on a
-background thread (``preload.py``) before the CLI is even imported; ``axon run`` also pauses the
+background thread (``app/preload.py``) before the CLI is even imported; ``axon run`` also pauses the
 garbage collector during start-up (``axon_cli/agent/model/gcpause.py``), reads its own arguments when
 they are of the common shapes (``axon_cli/app/ui/run_entry.py``: no typer) and skips the interpreter's
-teardown once everything is flushed (``finish.py``). Everything else is ``axon_cli.app.entry.cli.main``.
-Before any of it, ``interrupts.install`` makes a Ctrl-C, SIGTERM or SIGHUP one line on stderr.
+teardown once everything is flushed (``kernel/process_exit.py``). Everything else is ``axon_cli.app.entry.cli.main``.
+Before any of it, ``kernel/interrupts.install`` makes a Ctrl-C, SIGTERM or SIGHUP one line on stderr.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def _main(argv: list[str]) -> None:
 
 def _report_main() -> None:
     """The short commands (config, tools, doctor, undo, …) leave as ``axon run`` does, without teardown
-    (``finish.py``): a Ctrl-C that lands as they end still meets axon's handler, never the default
+    (``kernel/process_exit.py``): a Ctrl-C that lands as they end still meets axon's handler, never the default
     one that finalizing the interpreter puts back (a silent death by SIGINT)."""
     from axon_cli.kernel import process_exit as finish
 
@@ -75,8 +75,8 @@ def _report_main() -> None:
 
 def _run_main(argv: list[str]) -> None:
     """``axon run``: no garbage collection until the first request (``gcpause.py``), no typer when
-    the arguments are of the common shapes (``ui/run_entry.py``), no teardown after the end
-    (``finish.py``)."""
+    the arguments are of the common shapes (``app/ui/run_entry.py``), no teardown after the end
+    (``kernel/process_exit.py``)."""
     from axon_cli.agent.model import gcpause
     from axon_cli.app import preload
     from axon_cli.app.ui.run_entry import parse_run_argv

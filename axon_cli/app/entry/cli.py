@@ -27,7 +27,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=False, invoke_without_co
                   context_settings={"help_option_names": ["-h", "--help"]}, pretty_exceptions_enable=False)
 
 def _option(param: str) -> Any:
-    """The typer option of ``axon run``'s option ``param`` (``ui/run_entry.RUN_OPTIONS``, the one
+    """The typer option of ``axon run``'s option ``param`` (``app/ui/run_entry.RUN_OPTIONS``, the one
     description): ``run`` is built from them all, and the other commands share the common ones."""
     described = option(param)
     extra: dict[str, Any] = {"min": described.minimum} if described.minimum is not None else {}

@@ -2,7 +2,7 @@
 
 A turn in plan mode ends with the model's plan (shown as the answer); the REPL then asks, as a small
 numbered choice, whether to carry it out in ``default`` or ``accept-edits`` mode, or keep planning.
-Proceeding switches the mode and sends the approval message (``prompts/plan_mode.md``) as the next
+Proceeding switches the mode and sends the approval message (``kernel/prompts/plan_mode.md``) as the next
 user turn of the same session. The agent loop never asks: this is the frontend's question.
 """
 

@@ -1,7 +1,7 @@
 """Pure rendering helpers for the REPL: each takes a rich ``Console`` and prints one thing.
 
 They hold no state, so they are snapshot-tested against a fixed-width ``Console``. The stateful
-part (what is streaming, which tools are running) lives in ``ui/stream.py``.
+part (what is streaming, which tools are running) lives in ``app/ui/stream.py``.
 
 The render thread under ``stream.StreamView``: any thread queues events and callables, and one
 thread handles them in order, so nothing but that thread writes to the terminal (``stream`` says why).

@@ -1,7 +1,7 @@
 """Slash commands of the REPL: ``/help``, ``/mode``, ``/plan``, ``/model``, ``/undo``, ``/jobs``, … and a close-match hint.
 
 After the built-in ones come the custom commands (``.axon/commands/NAME.md``, ``.claude/commands/``
-and the user's; ``extend/commands.py``); a built-in command keeps its name if a custom one has the same.
+and the user's; ``session/extend/commands.py``); a built-in command keeps its name if a custom one has the same.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ One rule for all of them: the masker (``mask``), then URL credentials shown as `
 record is masked string by string (masking its JSON text could break an escape), then written as
 one line with one ``write`` on an ``O_APPEND`` file, so concurrent writers never interleave and a
 crash loses at most the line in flight. Spill files are masked line by line as they stream
-(``tools/builtin/shell/spill_writer.py``, with the same masker) and a governed result's spill holds
+(``tools/builtin/bash/spill_writer.py``, with the same masker) and a governed result's spill holds
 text dispatch has masked already: neither is masked twice.
 """
 

@@ -15,7 +15,7 @@ axon's own environment, each variable admitted on its own (``admit``):
 
 Names the user lists in ``env_pass`` (their own config.toml only) skip the first three checks, never
 the last. Then the non-interactive settings (``NONINTERACTIVE_ENV``) are set. An MCP server's
-configured ``env`` is the user's explicit choice and goes on top (``mcp/connect.py``).
+configured ``env`` is the user's explicit choice and goes on top (``session/mcp/connect.py``).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from axon_cli.policy.sensitive import (
 
 __all__ = ["Hidden", "hidden_set", "HOME_STORES", "HOST_SERVICES", "MAX_PROJECT_FILES"]
 
-# The permission layer's list (permissions/sensitive.py), as paths under the home directory.
+# The permission layer's list (policy/sensitive.py), as paths under the home directory.
 HOME_STORES = (*sorted(SENSITIVE_DIRS), *SENSITIVE_PATHS, *HOME_FILES)
 # Sockets of services that would run something outside the sandbox on a command's behalf.
 HOST_SERVICES = ("/var/run/docker.sock", "/run/docker.sock", "/run/podman", "/run/containerd",

@@ -1,5 +1,5 @@
 """What an undo reports: one line per path it restored, deleted or left (``axon undo --list`` is
-``reports/undo.py``).
+``app/reports/undo_report.py``).
 
 Names that are not valid UTF-8 are shown with their bytes escaped (``modes.shown``), so printing a
 report, or telling the session about it, never fails.

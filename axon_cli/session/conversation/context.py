@@ -6,7 +6,7 @@ server that caches prompt prefixes (llama.cpp, vLLM, OpenAI) reuses it and the t
 it from one run to the next; the project context (project root, git branch and status, the
 instruction files ``AGENTS.md`` / ``AXON.md`` from the git root down to the current directory, 32 KiB
 in total at most, SessionStart hook output) goes in front of the first user message, at request
-time (``loop/agent.py``). Both are gathered once per session: git runs with a timeout and its
+time (``agent/loop/agent.py``). Both are gathered once per session: git runs with a timeout and its
 failure (not a repository, no git installed) just leaves the line out.
 """
 

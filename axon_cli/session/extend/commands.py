@@ -90,7 +90,7 @@ class LoadedCommands:
 
 def _parse(file: ExtensionFile) -> tuple[CustomCommand, list[str], str]:
     """The command, notes about its front matter, and how it widens what runs ("": not at all; it
-    does if it has ``allowed-tools`` at all or a ``!`` span, as ``trust/widening.py`` counts it)."""
+    does if it has ``allowed-tools`` at all or a ``!`` span, as ``settings/trust/widening.py`` counts it)."""
     # loaded when a command file exists
     from axon_cli.kernel.prompts.frontmatter import split_front_matter
     from axon_cli.kernel.prompts.shell_lines import SHELL_SPAN

@@ -3,7 +3,7 @@
 The decision is the session's ``OutsideGate``'s (``sandbox.outside``): a hook whose files axon cannot
 tell (``cd``, variables, unknown interpreter flags …) is asked about before every run. Hooks run
 outside the sandbox, so a hook whose script (``sh scripts/post-check.sh``) or build file
-(``make lint`` → Makefile, ``pytest`` → conftest.py; see ``trust/pins``) the model rewrote inside the
+(``make lint`` → Makefile, ``pytest`` → conftest.py; see ``settings/trust/pins``) the model rewrote inside the
 sandbox would run the model's code outside it. When one of those files changed since the session
 started, the approver is asked first, naming the file; approved, the hook runs as usual (and that
 content counts as approved for the rest of the session). Not approved (``axon run`` without

@@ -11,7 +11,7 @@ loads the skill (``skill_tool.py``): only names and descriptions go into the fir
 A skill is text for the model, so project skills load in any folder like ``AGENTS.md``; the scripts
 a skill tells the model to run are ordinary ``bash`` calls under the permission policy. A project
 skill's ``allowed-tools`` widens what runs unasked, so they count only once the folder is trusted
-(``trust/files.FILE_KINDS``); until then the skill loads without them. A user's skill wins over
+(``settings/trust/files.FILE_KINDS``); until then the skill loads without them. A user's skill wins over
 a project skill of the same name (as in Claude Code): a repository cannot replace the user's own.
 A broken ``SKILL.md`` is one line naming it and is skipped.
 """

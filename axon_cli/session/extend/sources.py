@@ -4,7 +4,7 @@ Each file is read exactly once into ``ExtensionFile.data``; the loaders parse or
 bytes and never open the file again, so what the trust check saw is what runs. Files in the
 user's config dir are the user's own and always in force; a project file that runs code or grants
 tools is in force only when the folder's ``TrustView`` (``LoadedSettings.trust``) allows its item
-(``trust/files.FILE_KINDS`` lists the same files, for ``axon trust`` to show).
+(``settings/trust/files.FILE_KINDS`` lists the same files, for ``axon trust`` to show).
 
 With ``claude=True`` Claude Code's folders are read too: ``~/.claude/<sub>/`` before the user's
 config dir, ``.claude/<sub>/`` before ``.axon/<sub>/``; with ``nested=True`` their subfolders too

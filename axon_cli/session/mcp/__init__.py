@@ -1,5 +1,5 @@
 """MCP (Model Context Protocol) servers: their config, connections and tools (``axon mcp list`` is
-``reports/mcp.py``).
+``app/reports/mcp.py``).
 
 Importing this package imports nothing else (``names`` is read by the permission policy, which
 must stay light); the ``mcp`` SDK is imported only when a server starts.

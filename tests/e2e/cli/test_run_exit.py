@@ -1,4 +1,4 @@
-"""``axon run`` leaves without interpreter teardown (``startup/finish.py``): everything it writes is
+"""``axon run`` leaves without interpreter teardown (``kernel/process_exit.py``): everything it writes is
 complete when the process is gone — stdout through a pipe (larger than the pipe's buffer), the
 transcript, the audit log and the debug log — and the exit code is the run's."""
 

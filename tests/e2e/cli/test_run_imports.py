@@ -4,7 +4,7 @@ handlers (bash's output capture and jobs, the file tools' reading, writing and m
 searches' ripgrep and walk, tool_search's ranking), output governance and input validation, the
 sandbox's command line, the shadow repository, the compaction fallback, imaging; the hooks, Python
 tools, the skills' tool, sub-agents, front matter, the text-call parser, MCP's config and session,
-the trust report and the web permission rules; nor typer (``ui/run_entry.py`` reads the arguments). Start-up pays for every module it imports (the
+the trust report and the web permission rules; nor typer (``app/ui/run_entry.py`` reads the arguments). Start-up pays for every module it imports (the
 `axon run hi` row of bench/run). The real ``axon`` runs with ``-X importtime``; its stderr lists
 every module imported."""
 

@@ -1,5 +1,5 @@
 """No config means no config: with no model set anywhere, a server that lists exactly one model is
-asked with that model (``model/served_model.py``), by ``axon run``, ``axon chat`` and ``axon doctor``,
+asked with that model (``agent/model/served_model.py``), by ``axon run``, ``axon chat`` and ``axon doctor``,
 with one ``GET /models`` at most; two models listed, or a model list that fails, leave today's
 default, without a traceback. A model the user names always wins."""
 

@@ -1,5 +1,5 @@
 """HTTPS endpoints through the real ``axon run``: the client's TLS context is made ahead on the SDK
-import thread (``model/tls.py``); it must verify exactly as the SDK's own would.
+import thread (``agent/model/tls.py``); it must verify exactly as the SDK's own would.
 
 The attacker is an endpoint whose certificate is not trusted (self-signed) or names another host:
 the effect asserted is that it never receives a request (no prompt, no API key). Trust given the

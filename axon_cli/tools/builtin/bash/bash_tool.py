@@ -7,7 +7,7 @@ streamed to a spill file as it arrives; memory holds only a head and a tail wind
 
 No process outlives the call (``processes.kill_tree``): when the command ends, times out, is
 cancelled or anything fails, everything it started is ended — on Linux through its keeper
-(``sandbox/lifetime.py``: a subreaper parent that also ends it all when axon itself ends, however
+(``machinery/sandbox/lifetime.py``: a subreaper parent that also ends it all when axon itself ends, however
 it ends), so processes that left the group (``setsid``, ``setsid env -i …``, double forks) too. With
 ``--sandbox`` on, the command also runs under bubblewrap in its own pid namespace, which dies with it.
 """
@@ -42,7 +42,7 @@ __all__ = ["build_tools", "BashInput", "bash_spec", "run_command", "sandbox_mode
            "SESSION_ENV_KEY"]
 
 MAX_TIMEOUT = 600.0
-SESSION_ENV_KEY = "session_env"   # ToolContext.extra: variables SessionStart hooks set (extend/session_env.py)
+SESSION_ENV_KEY = "session_env"   # ToolContext.extra: variables SessionStart hooks set (session/extend/session_env.py)
 MAX_RESULT_CHARS = 30_000
 FOOTER_RESERVE = 100        # room kept for the last line (exit code / timeout) within the budget
 READ_ONLY_MODES = CHANGES_NOTHING   # permission modes whose commands run in the read-only sandbox

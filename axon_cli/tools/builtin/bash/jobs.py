@@ -8,7 +8,7 @@ spill file, as for a foreground command. When the shell exits, or ``kill`` is as
 process group is ended with ``processes.kill_tree`` (SIGTERM, then SIGKILL for what ignores it;
 on Linux everything below the job's keeper, ``setsid`` and cleared environments included). The
 table is closed with the session; tables still open when the interpreter exits are closed then
-(``atexit``); and if axon is killed outright, each job's keeper (``sandbox/lifetime.py``) sees it
+(``atexit``); and if axon is killed outright, each job's keeper (``machinery/sandbox/lifetime.py``) sees it
 and ends the job, so no job outlives axon.
 """
 

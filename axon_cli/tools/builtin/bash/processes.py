@@ -3,7 +3,7 @@ is ``sandbox.child_env``'s).
 
 The command leads its own process group (a new session). When it ends, times out, is cancelled or
 anything fails, the whole group gets SIGTERM (and SIGCONT), then SIGKILL after a short grace. On
-Linux, the command runs under a keeper (``sandbox/lifetime.py``) that is asked first and ends
+Linux, the command runs under a keeper (``machinery/sandbox/lifetime.py``) that is asked first and ends
 everything below it, whatever left the group or cleared its environment; processes that left the
 group (``setsid``) are also found through a marker in their environment (``RUN_MARKER``) and killed
 too (the fallback where there is no keeper). The user's hooks run through the same functions.
