@@ -23,7 +23,7 @@ from typing import Any, Literal
 from axon_cli.kernel.errors import ConfigError
 from axon_cli.kernel.loaders import one_line
 from axon_cli.kernel.state import read_toml
-from axon_cli.policy.modes import MODES
+from axon_cli.settings.mode_names import MODES
 from axon_cli.settings.trust.folder import FolderTrust
 from axon_cli.settings.trust.widening import PERMISSIONS
 

@@ -27,7 +27,7 @@ TOOL_MACHINERY = (
     "axon_cli.tools.governance", "axon_cli.tools.validation",
     "axon_cli.machinery.sandbox.bwrap", "axon_cli.machinery.sandbox.hidden", "axon_cli.machinery.sandbox.repos", "axon_cli.machinery.sandbox.bounded_walk",
     "axon_cli.machinery.sandbox.sockets",
-    "axon_cli.machinery.snapshots.shadow", "axon_cli.machinery.snapshots.shadow", "axon_cli.machinery.snapshots.permission_bits", "axon_cli.machinery.snapshots.coverage",
+    "axon_cli.machinery.snapshots.shadow", "axon_cli.machinery.snapshots.permission_bits", "axon_cli.machinery.snapshots.coverage",
     "axon_cli.session.conversation.compaction_fallback", "axon_cli.machinery.media.imaging",
 )
 EXTENSION_MACHINERY = (
