@@ -181,11 +181,12 @@ class Repl:
     def loop(self) -> None:
         from axon_cli.kernel.interrupts import ready
 
-        ready()                        # start-up is over: Ctrl-C is the prompt's and the turn's
         if self.tty:
             ctrl_c_interrupts()
-        read = self._tty_reader() if self.tty else self._plain_reader
-        if not self.tty:
+            read = self._tty_reader()  # ready() from inside the prompt, once Ctrl-C is the prompt's
+        else:
+            ready()                    # start-up is over: Ctrl-C is the turn's
+            read = self._plain_reader
             _warm_up()
         interrupts = 0
         while self.running:
@@ -272,10 +273,17 @@ class Repl:
     def _tty_reader(self) -> Any:
         from prompt_toolkit.formatted_text import FormattedText
 
+        from axon_cli.kernel.interrupts import ready
+
         completer = ReplCompleter(self.project_root, lambda: command_names(self))
         session = make_session(self.state_dir / "history", completer, self.toolbar, self.cycle_mode)
         session.app.after_render += _warm_up        # once the first prompt is drawn (then a no-op)
-        return lambda: session.prompt(lambda: FormattedText(prompt_fragments(self.current_mode())))
+        # pre_run runs once prompt_toolkit has taken SIGINT (to its <sigint> key): a Ctrl-C before
+        # it ends axon at once, one while the prompt is up is the prompt's, one after it (between
+        # prompts, in a turn) is a KeyboardInterrupt; none lands where nothing would take it
+        # (``kernel/interrupts.py``)
+        return lambda: session.prompt(lambda: FormattedText(prompt_fragments(self.current_mode())),
+                                      pre_run=ready)
 
     def _plain_reader(self) -> str:
         line = sys.stdin.readline()
