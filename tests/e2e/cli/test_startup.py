@@ -115,11 +115,13 @@ def installed_cli_source(env: dict[str, str], cwd: Path) -> Path:
 def test_a_change_to_the_cli_code_is_a_miss(env: dict[str, str], tmp_path: Path) -> None:
     # axon loaded from a copy of the installed package (PYTHONPATH comes before site-packages): the
     # change below is the copy's alone, never seen by the tests of the help cache running beside this
-    installed = installed_cli_source(env, tmp_path).parent
-    shutil.copytree(installed, tmp_path / "pkg" / installed.name)
+    cli = installed_cli_source(env, tmp_path)
+    installed = cli.parents[2]                # axon_cli/app/entry/cli.py: the package's folder
+    assert installed.name == "axon_cli", installed
+    shutil.copytree(installed, tmp_path / "pkg" / "axon_cli", ignore=shutil.ignore_patterns("__pycache__"))
     env = {**env, "PYTHONPATH": str(tmp_path / "pkg")}
     source = installed_cli_source(env, tmp_path)
-    assert source == tmp_path / "pkg" / installed.name / "cli.py", source
+    assert source == tmp_path / "pkg" / cli.relative_to(installed.parent), source
     axon(env, "--help", importtime=True)
     assert not imported_typer(axon(env, "--help", importtime=True).stderr)
     before = source.stat()
