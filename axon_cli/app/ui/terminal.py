@@ -46,6 +46,7 @@ def ctrl_c_interrupts() -> None:
     """At a terminal Ctrl-C is the user's: a chat started with SIGINT ignored (a script's ``cmd &``
     starts it so; ignoring survives exec, and Python then installs no KeyboardInterrupt) would let
     a running command or answer go on to the end. Main thread only."""
-    from axon_cli.kernel.interrupts import take_ctrl_c
+    import signal
 
-    take_ctrl_c()
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
