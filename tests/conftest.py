@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,6 +18,16 @@ AXON_SCRIPT = Path(sys.executable).parent / "axon"
 TEST_KEY = "sk-test-0123456789abcdefghijklmnop"
 E2E_DIR = Path(__file__).resolve().parent / "e2e"
 E2E_FIXTURES = frozenset({"run_axon", "axon_env", "chat"})   # the real axon as a subprocess or in a pty
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C in these tests is a user's at a terminal, where SIGINT is never ignored. A harness started
+    in the background of a script (``cmd &`` without job control) ignores it, and every axon a test
+    starts would inherit that (POSIX keeps an ignored signal ignored across exec, and axon rightly
+    leaves it so): its Ctrl-C tests would wait for an axon that never hears them. Each pytest process
+    (xdist workers too) takes SIGINT back, so what it starts gets the default disposition."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -48,22 +59,32 @@ def server() -> Iterator[ScriptedServer]:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """An empty project directory (with .git so it is the project root), and an isolated home."""
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / ".git").mkdir()
-    (tmp_path / "home").mkdir()
-    return root
+    return make_project(tmp_path)
+
+
+def make_project(root: Path) -> Path:
+    """``root/proj`` (with .git, so it is the project root) and an isolated ``root/home``."""
+    project = root / "proj"
+    project.mkdir()
+    (project / ".git").mkdir()
+    (root / "home").mkdir()
+    return project
+
+
+def make_axon_env(project: Path, url: str) -> dict[str, str]:
+    """The environment of a real axon run in ``project`` against the endpoint at ``url``."""
+    home = project.parent / "home"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OPENAI_", "AXON_", "OTEL_")) and k not in ("NO_COLOR", "XDG_STATE_HOME")}
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_BASE_URL": url,
+                "OPENAI_API_KEY": TEST_KEY, "AXON_MODEL": "test-model", "COLUMNS": "100",
+                "PYTHONUNBUFFERED": "1"})
+    return env
 
 
 @pytest.fixture
 def axon_env(project: Path, server: ScriptedServer) -> dict[str, str]:
-    home = project.parent / "home"
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "AXON_", "OTEL_")) and k not in ("NO_COLOR", "XDG_STATE_HOME")}
-    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "OPENAI_BASE_URL": server.url,
-                "OPENAI_API_KEY": TEST_KEY, "AXON_MODEL": "test-model", "COLUMNS": "100",
-                "PYTHONUNBUFFERED": "1"})
-    return env
+    return make_axon_env(project, server.url)
 
 
 @dataclass
@@ -79,9 +100,13 @@ def run_axon(project: Path, axon_env: dict[str, str]):  # type: ignore[no-untype
 
     def _run(*args: str, input: str | None = None, timeout: float = 60, cwd: Path | None = None,
              env: dict[str, str] | None = None) -> Ran:
-        proc = subprocess.run([*axon_command(), *args], cwd=cwd or project, env={**axon_env, **(env or {})},
-                              input=input, capture_output=True, text=True, timeout=timeout,
-                              stdin=None if input is not None else subprocess.DEVNULL)
-        return Ran(proc.returncode, proc.stdout, proc.stderr)
+        return run_axon_in(cwd or project, {**axon_env, **(env or {})}, *args, input=input, timeout=timeout)
 
     return _run
+
+
+def run_axon_in(cwd: Path, env: dict[str, str], *args: str, input: str | None = None, timeout: float = 60) -> Ran:
+    """``run_axon`` without the fixture: for a module-scoped run shared by several tests."""
+    proc = subprocess.run([*axon_command(), *args], cwd=cwd, env=env, input=input, capture_output=True, text=True,
+                          timeout=timeout, stdin=None if input is not None else subprocess.DEVNULL)
+    return Ran(proc.returncode, proc.stdout, proc.stderr)

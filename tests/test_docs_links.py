@@ -21,7 +21,7 @@ README = ROOT / "README.md"
 CHECKED = [README, *sorted((ROOT / "docs").glob("*.md")), ROOT / "bench" / "README.md",
            ROOT / "bench" / "localmodel" / "README.md"]
 INSTALL = "python3 -m venv .venv && . .venv/bin/activate && pip install . && axon --help"
-TESTS = "python3 -m venv .venv && . .venv/bin/activate && pip install '.[test]' && python -m pytest -q -n 2"
+TESTS = "python3 -m venv .venv && . .venv/bin/activate && pip install '.[test]' && python -m pytest -q -n 3"
 MAX_README_LINES = 300
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")

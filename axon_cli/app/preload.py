@@ -1,8 +1,9 @@
 """Import the openai SDK on a background thread while the CLI builds settings, tools and session.
 
 The first request needs the SDK (hundreds of milliseconds of imports); nothing before it does.
-``axon run`` starts the thread at once. ``axon chat`` starts it once its prompt is on screen
-(``begin``, called by the REPL): a thread importing beside the main one takes half the interpreter
+``axon run`` starts the thread at once. ``axon chat`` starts it once its prompt is on screen and its
+session is open (``begin``, called by the REPL's ``opener.py`` thread, which imports the shared modules
+first; the prompt's thread imports none of them): a thread importing beside the main one takes half the interpreter
 and the import lock from the work that shows the prompt, and the user's typing covers the import. A failure here is ignored: the request
 path imports the SDK itself and reports what is wrong.
 
@@ -38,9 +39,11 @@ def start(argv: list[str]) -> threading.Thread | None:
     thread); nothing for their ``--help``."""
     if not argv or argv[0] not in ("run", "chat") or "--help" in argv or "-h" in argv:
         return None
-    _import_all(SHARED_FIRST)
     _endpoint[0] = _named_endpoint(argv)
-    return None if argv[0] in DEFERRED else begin()
+    if argv[0] in DEFERRED:     # ``begin`` imports the shared modules on its caller's thread
+        return None
+    _import_all(SHARED_FIRST)
+    return begin()
 
 
 def begin() -> threading.Thread:

@@ -6,7 +6,8 @@ the cache keeps a copy; ``axon run`` / ``axon chat`` start importing the openai 
 background thread (``app/preload.py``) before the CLI is even imported; ``axon run`` also pauses the
 garbage collector during start-up (``axon_cli/agent/model/gcpause.py``), reads its own arguments when
 they are of the common shapes (``axon_cli/app/ui/run_entry.py``: no typer) and skips the interpreter's
-teardown once everything is flushed (``kernel/process_exit.py``). Everything else is ``axon_cli.app.entry.cli.main``.
+teardown once everything is flushed (``kernel/process_exit.py``); ``axon chat`` reads its arguments
+without typer too (``axon_cli/app/ui/chat_entry.py``). Everything else is ``axon_cli.app.entry.cli.main``.
 Before any of it, ``kernel/interrupts.install`` makes a Ctrl-C, SIGTERM or SIGHUP one line on stderr.
 """
 
@@ -50,9 +51,13 @@ def _main(argv: list[str]) -> None:
         return
     from axon_cli.app import preload
 
+    if argv[:1] == ["chat"]:
+        preload.start(argv)
+        _chat_main(argv)
+        return
     if argv[:1] != ["run"]:
         preload.start(argv)
-        if argv[:1] in (["chat"], ["acp"], ["mcp-server"]):     # long-lived: the ordinary teardown
+        if argv[:1] in (["acp"], ["mcp-server"]):     # long-lived: the ordinary teardown
             _cli_main()
             return
         _report_main()
@@ -92,6 +97,19 @@ def _run_main(argv: list[str]) -> None:
             _run_without_typer(args)
     except SystemExit as e:
         finish.exit_now(e)
+
+
+def _chat_main(argv: list[str]) -> None:
+    """``axon chat``: no typer when the arguments are of the common shapes (``app/ui/chat_entry.py``);
+    the ordinary teardown (a long-lived command)."""
+    from axon_cli.app.ui.chat_entry import chat, parse_chat_argv
+
+    args = parse_chat_argv(argv[1:])
+    if args is None:
+        _cli_main()
+        return
+    _escape_unencodable_output()
+    chat(args)
 
 
 def _run_without_typer(args: RunArgs) -> NoReturn:

@@ -79,29 +79,30 @@ def _run_command() -> Any:
 app.command("run")(_run_command())
 
 
-@app.command()
-def chat(cont: bool = typer.Option(False, "--continue", "-c", help="Resume this project's latest session."),
-         resume: Optional[str] = typer.Option(None, "--resume", "-r", help="Resume session ID; without an ID, pick one from a list.",
-                                              show_default=False),
-         model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL, mode: Optional[str] = MODE,
-         sandbox: Optional[str] = SANDBOX, tool_protocol: Optional[str] = PROTOCOL, debug: bool = DEBUG,
-         trust: bool = TRUST) -> None:
-    """The interactive REPL in the current directory."""
-    root = _project_root()
-    _setup_logging(root, debug)
-    from axon_cli.app.ui.repl import run_repl
+def _chat_command() -> Any:
+    """``axon chat``, its parameters made from ``CHAT_OPTIONS`` (``app/ui/chat_entry.py``)."""
+    import inspect
 
-    def body() -> None:
-        from axon_cli.app.ui.render import make_console
-        from axon_cli.app.ui.trust_screen import settle_trust
+    from axon_cli.app.ui.chat_entry import CHAT_HELP, CHAT_OPTIONS, ChatArgs
+    from axon_cli.app.ui.chat_entry import chat as chat_args
 
-        flags: dict[str, Any] = dict(model=model, base_url=base_url, mode=mode, sandbox=sandbox,
-                                     tool_protocol=tool_protocol)
-        loaded = _settings(root, trust_run=trust, **flags)
-        if settle_trust(loaded.trust, make_console()) in ("remember", "session"):
-            loaded = _settings(root, trust=loaded.trust, **flags)     # now with what the user trusted
-        run_repl(loaded, root, cont=cont, resume=resume)
-    _guard(body)
+    def chat(**given: Any) -> None:
+        chat_args(ChatArgs(**given))
+
+    params = []
+    for described in CHAT_OPTIONS:
+        extra: dict[str, Any] = {"show_default": False} if described.param == "resume" else {}
+        default = typer.Option(False if described.flag else described.default, *described.spellings,
+                               help=described.help, **extra)
+        params.append(inspect.Parameter(described.param, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                        annotation=bool if described.flag else Optional[str]))
+    chat.__signature__ = inspect.Signature(params, return_annotation=None)  # type: ignore[attr-defined]
+    chat.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
+    chat.__doc__ = CHAT_HELP
+    return chat
+
+
+app.command("chat")(_chat_command())
 
 
 @app.command()

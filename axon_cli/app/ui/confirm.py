@@ -93,10 +93,9 @@ def answer_for(choice: str, request: ApprovalRequest) -> ApprovalAnswer:
 
 def read_choice(prompt: str, keys: str, allow_empty: bool = False) -> str:
     """One keypress among ``keys`` (when nothing is typed yet), or a line of text ended by Enter
-    (an empty line only when ``allow_empty``)."""
-    from axon_cli.kernel.interrupts import ready
-
-    ready()                          # a question: Ctrl-C is its answer (KeyboardInterrupt), the terminal restored
+    (an empty line only when ``allow_empty``). A Ctrl-C at the question is prompt_toolkit's: it raises
+    ``KeyboardInterrupt`` with the terminal restored; before ``interrupts.ready`` (the trust screen, the
+    session picker) one around it ends axon at once."""
     if not sys.stdin.isatty():
         line = sys.stdin.readline()
         if not line:

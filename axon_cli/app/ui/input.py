@@ -16,14 +16,7 @@ from typing import Any
 
 from prompt_toolkit.completion import Completer, Completion
 
-from axon_cli.session.conversation.attach import (
-    MAX_ATTACH_BYTES,
-    MAX_ATTACH_LINES,
-    attach_mentions,
-)
-
-__all__ = ["ReplCompleter", "make_session", "attach_mentions", "project_files", "MAX_ATTACH_BYTES",
-           "MAX_ATTACH_LINES"]
+__all__ = ["ReplCompleter", "make_session", "project_files"]
 
 MAX_FILES = 5000
 SKIP_DIRS = {".git", ".axon", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache",

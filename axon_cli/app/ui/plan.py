@@ -9,13 +9,14 @@ user turn of the same session. The agent loop never asks: this is the frontend's
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Console
 from rich.text import Text
 
-from axon_cli.agent.loop.results import RunResult
-from axon_cli.kernel.turn import UserTurn
+if TYPE_CHECKING:
+    from axon_cli.agent.loop.results import RunResult
+    from axon_cli.kernel.turn import UserTurn
 
 __all__ = ["CYCLE", "PROCEED", "next_mode", "prompt_fragments", "ended_with_plan", "ask_to_proceed",
            "approval_message", "after_plan"]
@@ -89,6 +90,8 @@ def after_plan(repl: PlanRepl, read: Reader | None = None) -> None:
     mode, feedback = ask_to_proceed(repl.console, read)
     if mode is not None:
         repl.set_mode(mode)
+        from axon_cli.kernel.turn import UserTurn
+
         repl.run_turn(UserTurn(approval_message(mode)))
     elif feedback:
         repl.run_turn(feedback)

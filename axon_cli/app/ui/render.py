@@ -18,12 +18,13 @@ import queue
 import re
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
 
-from axon_cli.kernel.events import Event
+if TYPE_CHECKING:
+    from axon_cli.kernel.events import Event
 
 __all__ = ["make_console", "tool_label", "tool_end_line", "print_tool_end", "diff_text", "print_diff", "todo_text", "print_todos", "print_error", "print_notice", "split_committed", "toolbar_text", "fmt_duration", "fmt_tokens", "running_line", "MAX_DIFF_LINES", "RenderThread"]
 
@@ -43,6 +44,9 @@ class RenderThread:
         self._queue.put(event)
 
     def _work(self) -> None:
+        # imported here: the chat draws its prompt without the core
+        from axon_cli.kernel.events import Event
+
         while True:
             item = self._queue.get()
             try:

@@ -14,33 +14,27 @@ import logging
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from axon_cli.agent.loop.results import repair_history
-from axon_cli.agent.model.endpoints import endpoint_address
-from axon_cli.app.telemetry import start_telemetry
-from axon_cli.app.ui.confirm import ReplApprover
-from axon_cli.app.ui.input import ReplCompleter, attach_mentions, make_session
 from axon_cli.app.ui.notify import Notifier
-from axon_cli.app.ui.plan import after_plan, ended_with_plan, prompt_fragments
+from axon_cli.app.ui.opener import Opener
+from axon_cli.app.ui.plan import prompt_fragments
 from axon_cli.app.ui.render import make_console, print_error, print_notice, toolbar_text
-from axon_cli.app.ui.slash import command_names, run_slash
-from axon_cli.app.ui.stream import StreamView
 from axon_cli.app.ui.terminal import ctrl_c_interrupts, no_echo
-from axon_cli.kernel.errors import AxonError
-from axon_cli.kernel.events import Approver, SessionStarted
 from axon_cli.kernel.state import ensure_state_dir
-from axon_cli.kernel.turn import UserTurn
 from axon_cli.kernel.version import __version__
-from axon_cli.session.conversation.attach import attach_pasted
-from axon_cli.session.conversation.transcript import list_sessions
-from axon_cli.session.extend.command_scope import command_scope
-from axon_cli.session.extend.command_shell import shell_runner
-from axon_cli.session.extend.commands import CustomCommand, expand_command
-from axon_cli.session.runtime.opening import Runtime, open_session
-from axon_cli.settings.config import LoadedSettings
+
+if TYPE_CHECKING:
+    from axon_cli.app.telemetry import TelemetrySink
+    from axon_cli.app.ui.confirm import ReplApprover
+    from axon_cli.app.ui.stream import StreamView
+    from axon_cli.kernel.events import Approver
+    from axon_cli.kernel.turn import UserTurn
+    from axon_cli.session.extend.commands import CustomCommand
+    from axon_cli.session.runtime.opening import Runtime
+    from axon_cli.settings.config import LoadedSettings
 
 __all__ = ["run_repl", "Repl", "open_runtime"]
 
@@ -50,12 +44,14 @@ log = logging.getLogger("axon.repl")
 def open_runtime(loaded: LoadedSettings, root: Path, approver: Approver, cont: bool = False,
                  resume: str | None = None) -> Runtime:
     """A runtime for a new, continued (latest) or resumed (id or unique prefix) session."""
+    from axon_cli.session.runtime.opening import open_session
+
     return open_session(loaded, root, approver, cont=cont, resume=resume, fork_busy=True)
 
 
 def _warm_up(*_: Any) -> None:
-    """Import the HTTP client while the user types, so the first answer starts sooner (called once
-    the prompt is on screen: before, it would slow what shows it)."""
+    """Import the HTTP client while the user types, so the first answer starts sooner (once the
+    prompt is on screen and the session is open: before, it would slow them)."""
     from axon_cli.app import preload
 
     with contextlib.suppress(Exception):
@@ -63,29 +59,60 @@ def _warm_up(*_: Any) -> None:
 
 
 class Repl:
+    """At a terminal the prompt comes first: the session is opened on a thread once the prompt is
+    drawn (``opener.py``), and its banner and start-up notices are printed above the prompt when it
+    is open, or before the first line is handled, whichever is first. Without a terminal it is
+    opened before the first line is read, as ``axon run`` does."""
+
+    view: StreamView
+    approver: ReplApprover
+    telemetry: TelemetrySink | None
+
     def __init__(self, loaded: LoadedSettings, project_root: Path) -> None:
         self.loaded = loaded
         self.project_root = project_root
         self.state_dir = ensure_state_dir(project_root / ".axon")
         self.console = make_console()
-        self.view = StreamView(self.console)
         settings = loaded.settings
         self.notifier = Notifier(settings.notify, settings.notify_after)
-        self.approver = ReplApprover(self.console, pause=self.view.pause, notify=self.notifier.ring)
         self.tty = sys.stdin.isatty() and sys.stdout.isatty()
         self.running = True
         self._rt: Runtime | None = None
+        self._opener: Opener[Runtime] | None = None
+        self._resumed = False
+        self._held_notes: list[str] = []              # the telemetry's, printed with the banner
         self._status: tuple[int, str] = (0, "")      # context tokens used, cost: set between turns
-        self.telemetry = start_telemetry(settings.telemetry, "axon.session", __version__,
-                                         lambda line: print_notice(self.console, line))
+        if not self.tty:
+            self._make_parts(lambda line: print_notice(self.console, line))
+
+    def _make_parts(self, note: Any) -> None:
+        """The live view, the approver and the telemetry (the core's imports: off the prompt's path)."""
+        from axon_cli.app.telemetry import start_telemetry
+        from axon_cli.app.ui.confirm import ReplApprover
+        from axon_cli.app.ui.stream import StreamView
+
+        self.view = StreamView(self.console)
+        self.approver = ReplApprover(self.console, pause=self.view.pause, notify=self.notifier.ring)
+        self.telemetry = start_telemetry(self.loaded.settings.telemetry, "axon.session", __version__, note)
 
     # -- runtime ----------------------------------------------------------------------------
     @property
     def rt(self) -> Runtime:
+        if self._rt is None and self._opener is not None:
+            self._adopt(self._opener.result())
         assert self._rt is not None, "the runtime is opened by start()"
         return self._rt
 
+    def _runtime_now(self) -> Runtime:
+        """The session, waiting for it to open if it must, without printing (inside the prompt)."""
+        if self._rt is None and self._opener is not None:
+            return self._opener.result()
+        return self.rt
+
     def _use(self, rt: Runtime) -> None:
+        from axon_cli.agent.model.endpoints import endpoint_address
+        from axon_cli.kernel.events import SessionStarted
+
         old, self._rt = self._rt, rt
         if old is not None:
             old.close()
@@ -102,9 +129,37 @@ class Repl:
     def start(self, cont: bool, resume: str | None) -> None:
         if resume == "":
             resume = self._pick_session()
-        rt = open_runtime(self.loaded, self.project_root, self.approver, cont=cont, resume=resume)
-        self._banner(rt, resumed=bool(cont or resume))
-        self._use(rt)   # subscribing shows the notices of the session's start, under the banner
+        self._resumed = bool(cont or resume)
+        if not self.tty:
+            self._adopt(open_runtime(self.loaded, self.project_root, self.approver, cont=cont, resume=resume))
+            return
+
+        def build() -> Runtime:
+            self._make_parts(self._held_notes.append)
+            return open_runtime(self.loaded, self.project_root, self.approver, cont=cont, resume=resume)
+        self._opener = Opener(build)     # started once the prompt is drawn (``_tty_reader``)
+
+    def _adopt(self, rt: Runtime) -> None:
+        """The opened session becomes the REPL's: the banner, then its start's notices under it."""
+        self._opener = None
+        for line in self._held_notes:
+            print_notice(self.console, line)
+        self._held_notes.clear()
+        self._banner(rt, resumed=self._resumed)
+        self._use(rt)
+
+    def _opened_while_prompting(self, app: Any) -> None:
+        """On the prompt's loop once the thread is done: the banner above the prompt, or the
+        build's error out of the prompt (as it would have come before it)."""
+        from prompt_toolkit.application import run_in_terminal
+
+        opener = self._opener
+        if opener is None or not opener.done or not app.is_running or app.is_done:
+            return                       # handled already, or by the first line (``rt``)
+        if opener.error is not None:
+            app.exit(exception=opener.error)
+            return
+        run_in_terminal(lambda: self._adopt(opener.result()) if self._opener is opener else None)
 
     def new_conversation(self) -> None:
         self._use(open_runtime(self.loaded, self.project_root, self.approver))
@@ -117,6 +172,8 @@ class Repl:
                                        f"({len(self.rt.agent.messages) - 1} messages)")
 
     def _pick_session(self) -> str | None:
+        from axon_cli.session.conversation.transcript import list_sessions
+
         sessions = list_sessions(self.state_dir)[:20]
         if not sessions:
             print_notice(self.console, "no earlier sessions in this project")
@@ -134,10 +191,11 @@ class Repl:
 
     # -- mode and status --------------------------------------------------------------------
     def current_mode(self) -> str:
-        return self._rt.policy.mode if self._rt is not None else self.loaded.settings.mode
+        rt = self._rt or (self._opener.built() if self._opener is not None else None)
+        return rt.policy.mode if rt is not None else self.loaded.settings.mode
 
     def set_mode(self, mode: str) -> None:
-        self.rt.policy.set_mode(mode)
+        self._runtime_now().policy.set_mode(mode)
 
     def cycle_mode(self) -> None:
         """Shift-Tab: default → accept-edits → plan → default (the prompt line shows the mode)."""
@@ -181,11 +239,12 @@ class Repl:
     def loop(self) -> None:
         from axon_cli.kernel.interrupts import ready
 
-        ready()                        # start-up is over: Ctrl-C is the prompt's and the turn's
         if self.tty:
             ctrl_c_interrupts()
-        read = self._tty_reader() if self.tty else self._plain_reader
-        if not self.tty:
+            read = self._tty_reader()  # ready() from inside the prompt, once Ctrl-C is the prompt's
+        else:
+            ready()                    # start-up is over: Ctrl-C is the turn's
+            read = self._plain_reader
             _warm_up()
         interrupts = 0
         while self.running:
@@ -204,7 +263,8 @@ class Repl:
             try:
                 self.handle(line)
             except KeyboardInterrupt:
-                self.view.end_turn()
+                if self._rt is not None:   # else it came while waiting for the session to open
+                    self.view.end_turn()
                 print_notice(self.console, "interrupted")
 
     def handle(self, line: str) -> None:
@@ -212,6 +272,8 @@ class Repl:
         if not text:
             return
         if text.startswith("/") and not text.startswith("//"):
+            from axon_cli.app.ui.slash import run_slash
+
             try:
                 run_slash(self, text)
             except Exception as e:  # a slash command never ends the REPL with a traceback
@@ -223,6 +285,11 @@ class Repl:
     def run_custom(self, command: CustomCommand, arguments: str) -> None:
         """``/NAME args``: the command's template, expanded, as this turn's message (with its model
         and allowed tools for the turn)."""
+        from axon_cli.kernel.errors import AxonError
+        from axon_cli.session.extend.command_scope import command_scope
+        from axon_cli.session.extend.command_shell import shell_runner
+        from axon_cli.session.extend.commands import expand_command
+
         print_notice(self.console, f"/{command.qualified} ({command.source})")
         with command_scope(self.rt.policy, self.rt.llm.settings, command):
             try:
@@ -238,6 +305,11 @@ class Repl:
     def run_turn(self, typed: str | UserTurn) -> None:
         """One turn: a typed line (its ``@path`` mentions attached here; a line that is a pasted image
         path brings that picture), or a turn built already."""
+        from axon_cli.agent.loop.results import repair_history
+        from axon_cli.app.ui.plan import after_plan, ended_with_plan
+        from axon_cli.kernel.errors import AxonError
+        from axon_cli.session.conversation.attach import attach_mentions, attach_pasted
+
         turn = typed
         if isinstance(typed, str):
             turn, notes = attach_pasted(typed, self.project_root) or attach_mentions(typed, self.project_root)
@@ -272,10 +344,35 @@ class Repl:
     def _tty_reader(self) -> Any:
         from prompt_toolkit.formatted_text import FormattedText
 
-        completer = ReplCompleter(self.project_root, lambda: command_names(self))
+        from axon_cli.app.ui.input import ReplCompleter, make_session
+        from axon_cli.kernel.interrupts import ready
+
+        def names() -> list[tuple[str, str]]:
+            from axon_cli.app.ui.slash import command_names
+
+            # the custom commands are the session's: until it is open, the built-in ones
+            return command_names(self if self._rt is not None else None)
+        completer = ReplCompleter(self.project_root, names)
         session = make_session(self.state_dir / "history", completer, self.toolbar, self.cycle_mode)
-        session.app.after_render += _warm_up        # once the first prompt is drawn (then a no-op)
-        return lambda: session.prompt(lambda: FormattedText(prompt_fragments(self.current_mode())))
+        app = session.app
+
+        def opened() -> None:            # on the opener's thread
+            with contextlib.suppress(RuntimeError):      # the prompt's loop has ended: the first line adopts it
+                loop = app.loop
+                if loop is not None:
+                    loop.call_soon_threadsafe(self._opened_while_prompting, app)
+            _warm_up()
+
+        def drawn(_: Any) -> None:       # every render; the first starts the session's opening
+            if self._opener is not None:
+                self._opener.start(opened)
+        app.after_render += drawn
+        # pre_run runs once prompt_toolkit has taken SIGINT (to its <sigint> key): a Ctrl-C before
+        # it ends axon at once, one while the prompt is up is the prompt's, one after it (between
+        # prompts, in a turn) is a KeyboardInterrupt; none lands where nothing would take it
+        # (``kernel/interrupts.py``)
+        return lambda: session.prompt(lambda: FormattedText(prompt_fragments(self.current_mode())),
+                                      pre_run=ready)
 
     def _plain_reader(self) -> str:
         line = sys.stdin.readline()
@@ -284,11 +381,16 @@ class Repl:
         return line
 
     def close(self) -> None:
+        opener, self._opener = self._opener, None
+        if opener is not None and opener.started:   # left before the session was needed: closed all the same
+            with contextlib.suppress(Exception):
+                opener.result().close()
         if self._rt is not None:
             self.view.end_turn()
             self._rt.close()
-        if self.telemetry is not None:
-            self.telemetry.close()       # flushed, at most [telemetry] timeout seconds
+        telemetry = getattr(self, "telemetry", None)     # none made when the session never opened
+        if telemetry is not None:
+            telemetry.close()            # flushed, at most [telemetry] timeout seconds
 
 
 def run_repl(loaded: LoadedSettings, project_root: Path, cont: bool = False, resume: str | None = None) -> None:

@@ -46,7 +46,6 @@ def ctrl_c_interrupts() -> None:
     """At a terminal Ctrl-C is the user's: a chat started with SIGINT ignored (a script's ``cmd &``
     starts it so; ignoring survives exec, and Python then installs no KeyboardInterrupt) would let
     a running command or answer go on to the end. Main thread only."""
-    import signal
+    from axon_cli.kernel.interrupts import take_ctrl_c
 
-    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    take_ctrl_c()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import struct
 import zlib
@@ -14,19 +15,26 @@ def png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
 
+@functools.lru_cache(maxsize=8)
 def blank_png(width: int, height: int, grey: bool = False) -> bytes:
-    """An RGBA (or grey) PNG of ``width``×``height`` blank pixels, compressed row by row (a small file)."""
+    """An RGBA (or grey) PNG of ``width``×``height`` blank pixels, compressed rows at a time, about a
+    MiB per call (a small file; the same bytes as row by row, without 16 million calls for a tall one)."""
     row = b"\0" * (1 + width * (1 if grey else 4))
     packer = zlib.compressobj(9)
     idat = bytearray()
-    for _ in range(height):
-        idat += packer.compress(row)
+    per = max(1, (1 << 20) // len(row))
+    whole, rest = divmod(height, per)
+    block = row * per
+    for _ in range(whole):
+        idat += packer.compress(block)
+    idat += packer.compress(row * rest)
     idat += packer.flush()
     header = struct.pack(">IIBBBBB", width, height, 8, 0 if grey else 6, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", header) + png_chunk(b"IDAT", bytes(idat))
             + png_chunk(b"IEND", b""))
 
 
+@functools.lru_cache(maxsize=4)
 def big_jpeg(side: int, progressive: bool = False, mode: str = "RGB") -> bytes:
     """A ``side``×``side`` JPEG of a smooth gradient."""
     from PIL import Image

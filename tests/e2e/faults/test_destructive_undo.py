@@ -2,7 +2,9 @@
 undo`` after it ran in ``--mode auto``, and in ``default`` it asks (without ``--yes``: denied, the
 files untouched).
 
-The real ``axon run`` against the scripted server makes one bash call with the form; the project
+The real ``axon run`` against the scripted server makes one bash call with the form (in ``auto``, one run
+per form: each form is the first change of its own turn, so its own snapshot is what undo uses; in
+``default``, nothing may change, so one run calls every form in turn, each judged on its own); the project
 holds real files (an existing archive, a file a compressor replaces, a move's source …). The check is
 the disk: every file of the working tree (``.git`` and axon's ``.axon`` aside), byte for byte, before and after. A form
 whose program is not installed here is skipped with its name.
@@ -13,11 +15,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.fakeserver import text_reply, tool_reply
+from tests.conftest import make_axon_env, make_project, run_axon_in
+from tests.fakeserver import Reply, ScriptedServer, text_reply, tool_reply
 from tests.sandbox.test_sandbox import needs_namespaces
 
 # the form, and the programs it needs
@@ -70,11 +75,6 @@ def _needs(programs: tuple[str, ...]) -> None:
         pytest.skip(f"{', '.join(missing)} is not installed on this machine")
 
 
-def _decisions(stdout: str) -> list[str]:
-    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
-    return [e["decision"] for e in events if e["type"] == "permission_decision"]
-
-
 @needs_namespaces
 @pytest.mark.parametrize("command,programs", FORMS, ids=IDS)
 def test_undo_restores_each_form_run_in_auto(command: str, programs: tuple[str, ...], server, run_axon,
@@ -93,15 +93,56 @@ def test_undo_restores_each_form_run_in_auto(command: str, programs: tuple[str, 
     assert after == before, (command, undo.stdout, sorted(set(after.items()) ^ set(before.items())))
 
 
+@pytest.fixture(scope="module")
+def default_mode_session(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One ``axon run`` in default mode (no ``--yes``) whose model calls bash with every installed form
+    in turn, one call per request (call id ``form<i>``); the working tree is read after each call, when
+    the model is asked again. Each form's own test below judges its call: asked or denied, nothing
+    changed. Every call is judged on its own by the permission stage, so one session serves them all."""
+    project = make_project(tmp_path_factory.mktemp("default-mode"))
+    _fill(project)
+    before = _tree(project)
+    present = [i for i, (_c, programs) in enumerate(FORMS) if all(shutil.which(p) for p in programs)]
+    trees: dict[int, dict[str, bytes]] = {}
+
+    def after(i: int) -> Callable[[dict[str, Any]], Reply]:
+        def reply(_body: dict[str, Any]) -> Reply:
+            trees[i] = _tree(project)             # what the call of form i left
+            following = present.index(i) + 1
+            if following == len(present):
+                return text_reply("done")
+            nxt = present[following]
+            return tool_reply(("bash", {"command": FORMS[nxt][0]}), call_ids=[f"form{nxt}"])
+        return reply
+
+    with ScriptedServer([tool_reply(("bash", {"command": FORMS[present[0]][0]}), call_ids=[f"form{present[0]}"]),
+                         *[after(i) for i in present]]) as server:
+        r = run_axon_in(project, make_axon_env(project, server.url), "run", "do it", "--output-format",
+                        "stream-json", "--max-turns", str(len(present) + 5), timeout=300)
+    return {"ran": r, "before": before, "trees": trees, "decisions": _decisions_by_call(r.stdout)}
+
+
+def _decisions_by_call(stdout: str) -> dict[str, list[str]]:
+    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    out: dict[str, list[str]] = {}
+    for e in events:
+        if e["type"] == "permission_decision":
+            out.setdefault(e["call_id"], []).append(e["decision"])
+    return out
+
+
 @needs_namespaces
 @pytest.mark.parametrize("command,programs", FORMS, ids=IDS)
 def test_each_form_asks_in_default_and_without_yes_the_files_stay(command: str, programs: tuple[str, ...],
-                                                                  server, run_axon, project: Path) -> None:
+                                                                  default_mode_session: dict[str, Any]) -> None:
     _needs(programs)
-    _fill(project)
-    before = _tree(project)
-    server.add(tool_reply(("bash", {"command": command})), text_reply("done"))
-    r = run_axon("run", "do it", "--output-format", "stream-json")            # default mode, no --yes
+    i = IDS.index(command)
+    r = default_mode_session["ran"]
     assert r.code == 0, r.stderr
-    assert _decisions(r.stdout)[:1] in (["deny"], ["ask"]), r.stdout[-2000:]
-    assert _tree(project) == before, command
+    assert default_mode_session["decisions"].get(f"form{i}", [])[:1] in (["deny"], ["ask"]), (command, r.stdout[-2000:])
+    trees, present = default_mode_session["trees"], sorted(default_mode_session["trees"])
+    assert i in trees, f"{command}: the run ended before this form's call: {r.stdout[-2000:]}"
+    # what this call started from: the files as filled, or as the form before it left them (the same if
+    # that form passed; if it changed something, its own test fails and names it)
+    start = trees[present[present.index(i) - 1]] if present.index(i) else default_mode_session["before"]
+    assert trees[i] == start, (command, sorted(set(trees[i].items()) ^ set(start.items())))
