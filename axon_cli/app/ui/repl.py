@@ -260,12 +260,13 @@ class Repl:
             except EOFError:
                 break
             interrupts = 0
-            try:
-                self.handle(line)
-            except KeyboardInterrupt:
-                if self._rt is not None:   # else it came while waiting for the session to open
-                    self.view.end_turn()
-                print_notice(self.console, "interrupted")
+            with no_echo(self.tty):        # until the next prompt: keys typed meanwhile wait for it as typed
+                try:
+                    self.handle(line)
+                except KeyboardInterrupt:
+                    if self._rt is not None:   # else it came while waiting for the session to open
+                        self.view.end_turn()
+                    print_notice(self.console, "interrupted")
 
     def handle(self, line: str) -> None:
         text = line.strip()

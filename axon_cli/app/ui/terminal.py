@@ -1,4 +1,4 @@
-"""The chat's terminal while its loop runs: echo and canonical mode off during a turn (``no_echo``),
+"""The chat's terminal while its loop runs: echo and canonical mode off between prompts (``no_echo``),
 and Ctrl-C the user's again when the chat was started with SIGINT ignored (``ctrl_c_interrupts``).
 ``repl`` asks for both only when stdin and stdout are a terminal.
 """
@@ -14,10 +14,12 @@ __all__ = ["no_echo", "ctrl_c_interrupts"]
 
 @contextlib.contextmanager
 def no_echo(enabled: bool) -> Iterator[None]:
-    """Turn off the terminal's echo during a turn: an echoed ``^C`` or type-ahead would shift the
-    live region by a line and leave a stray copy behind. Ctrl-C still sends SIGINT; keys typed
-    meanwhile wait for the next prompt — canonical mode is off too, or a Ctrl-D typed while the turn
-    ends would be taken by the line discipline as an end-of-file nobody reads, and lost."""
+    """Turn off the terminal's echo between two prompts (a turn, a slash command): an echoed ``^C``
+    or type-ahead would shift the live region by a line and leave a stray copy behind. Ctrl-C still
+    sends SIGINT; keys typed meanwhile wait for the next prompt as they were typed — canonical mode is
+    off too, or a Ctrl-D typed then would be taken by the line discipline as an end-of-file nobody
+    reads, and lost; and Enter stays Enter (ICRNL off), or it would reach the prompt as Ctrl-J, a
+    newline, and the line typed ahead would not be sent."""
     if not enabled:
         yield
         return
@@ -30,6 +32,7 @@ def no_echo(enabled: bool) -> Iterator[None]:
         fd = sys.stdin.fileno()
         saved = termios.tcgetattr(fd)
         quiet = list(saved)
+        quiet[0] &= ~termios.ICRNL
         quiet[3] &= ~(termios.ECHO | termios.ECHOCTL | termios.ICANON)
         termios.tcsetattr(fd, termios.TCSANOW, quiet)
     except (ImportError, OSError, ValueError, AttributeError):

@@ -5,14 +5,16 @@ from __future__ import annotations
 import os
 import re
 import signal
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pyte
 
 from tests.conftest import axon_command
-from tests.fakeserver import error_reply, text_reply, tool_reply
+from tests.fakeserver import Reply, error_reply, text_reply, tool_reply
 
 ANSI = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]|\x1b[=>78]|\r")
 ENTER, ALT_ENTER, CTRL_C, CTRL_D = "\r", "\x1b\r", "\x03", "\x04"
@@ -214,6 +216,29 @@ def test_api_error_is_one_line_and_the_prompt_returns(chat, server):
     c.prompt()
     c.say("again")
     c.expect("recovered")
+    c.exit()
+
+
+def test_a_line_typed_ahead_while_a_turn_runs_is_sent_by_its_enter(chat, server):
+    """Type-ahead: a message and its Enter typed while the model is still answering wait for the next
+    prompt as typed, and that Enter sends the message (the terminal's line discipline turned it into
+    Ctrl-J, the prompt's newline, and the message sat unsent under a continuation mark)."""
+    answer_first = threading.Event()
+
+    def first(_body: dict[str, Any]) -> Reply:
+        answer_first.wait(60)
+        return text_reply("first answer")
+
+    server.add(first, text_reply("second answer"))
+    c = chat()
+    c.prompt()
+    c.say("one")
+    server.wait_for_requests(1)            # the turn runs: the model has been asked and holds its answer
+    c.say("two")
+    answer_first.set()
+    c.expect("first answer")
+    c.expect("second answer")
+    assert len(server.requests) == 2 and server.requests[1].messages[-1]["content"] == "two"
     c.exit()
 
 
