@@ -246,21 +246,27 @@ class Repl:
             ready()                    # start-up is over: Ctrl-C is the turn's
             read = self._plain_reader
             _warm_up()
-        interrupts = 0
-        while self.running:
-            self.refresh_status()
-            try:
-                line = read()
-            except KeyboardInterrupt:
-                interrupts += 1
-                if interrupts >= 2:
+        interrupts, quiet = 0, False
+        # From the first line on, the terminal stays quiet between prompts (each prompt takes raw mode
+        # and puts this back): keys typed ahead, even in the moment before a prompt is up, wait for it
+        # as typed. The user's own terminal mode comes back when the loop ends.
+        with contextlib.ExitStack() as between_prompts:
+            while self.running:
+                self.refresh_status()
+                try:
+                    line = read()
+                except KeyboardInterrupt:
+                    interrupts += 1
+                    if interrupts >= 2:
+                        break
+                    print_notice(self.console, "press Ctrl-C again or Ctrl-D to exit")
+                    continue
+                except EOFError:
                     break
-                print_notice(self.console, "press Ctrl-C again or Ctrl-D to exit")
-                continue
-            except EOFError:
-                break
-            interrupts = 0
-            with no_echo(self.tty):        # until the next prompt: keys typed meanwhile wait for it as typed
+                interrupts = 0
+                if not quiet:
+                    between_prompts.enter_context(no_echo(self.tty))
+                    quiet = True
                 try:
                     self.handle(line)
                 except KeyboardInterrupt:
