@@ -325,9 +325,8 @@ class Repl:
         rt = self.rt
         started = time.monotonic()
         result = None
-        try:
-            with no_echo(self.tty):
-                result = rt.agent.run(turn)
+        try:                           # the terminal is quiet here: the loop holds it so between prompts
+            result = rt.agent.run(turn)
         except KeyboardInterrupt:
             rt.ctx.cancel.set()
             repair_history(rt.agent)
