@@ -75,6 +75,14 @@ class Chat:
     def say(self, message: str) -> None:
         self.send(message + ENTER)
 
+    def kill(self) -> None:
+        """End the chat at once (SIGKILL) and reap it: pexpect's own forced close gives a killed child
+        0.1 s to be reaped, which a busy machine can miss (it then raises "Could not terminate")."""
+        if self.child.isalive():
+            self.child.kill(signal.SIGKILL)
+            self.child.wait()
+        self.child.close(force=True)
+
     def exit(self) -> str:
         """Ctrl-D, and again whenever a prompt is drawn after it: a key sent while the REPL was still
         printing the last answer can be dropped when the terminal switches to raw mode for the prompt."""
@@ -355,4 +363,4 @@ def test_ctrl_c_interrupts_a_chat_started_with_sigint_ignored(project, axon_env,
         c.expect("interrupted", timeout=30)
         c.prompt()
     finally:
-        c.child.close(force=True)
+        c.kill()
