@@ -125,6 +125,10 @@ DEFAULT_IMAGE_MODELS: tuple[str, ...] = (
 
 
 
+GuidancePart = Literal["constrain", "whole_file", "attach"]
+GUIDANCE_PARTS: tuple[GuidancePart, ...] = ("constrain", "whole_file", "attach")
+
+
 class Settings(BaseModel):
     """Every config key. ``config.example.toml`` documents each with its default."""
 
@@ -157,6 +161,10 @@ class Settings(BaseModel):
     prompt_profile: Literal["default", "compact"] = "default"
     guidance: Literal["auto", "on", "off"] = Field(
         "auto", description="answer guidance for small models; auto = on for local endpoints and small models")
+    guidance_parts: list[GuidancePart] = Field(
+        default_factory=lambda: list(GUIDANCE_PARTS),
+        description="what guidance does besides reminders: constrain replies that must be calls, whole-file "
+                    "edits of small files, attach the files a task names")
     context_window: int = Field(128_000, gt=1000, description="the model's context window in tokens")
     compact_at: float = Field(0.8, gt=0.1, lt=1.0, description="share of context_window that triggers compaction")
     bash_timeout: float = Field(120.0, gt=0, le=600, description="default bash timeout, seconds")

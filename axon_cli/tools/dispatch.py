@@ -120,6 +120,20 @@ class Dispatcher:
     def approver(self, approver: Approver) -> None:
         self.gate.approver = approver
 
+    def reads_unasked(self, path: str) -> bool:
+        """Whether ``read_file`` of ``path`` would run now without asking anyone: the tool is active,
+        the policy allows it (rules and mode) and no PreToolUse hook could have a say."""
+        if (self.hooks is not None and self.hooks.guards_tools()) or not self.registry.is_active("read_file"):
+            return False
+        known = prepared(self.registry, ToolCall.of("check", "read_file", {"path": path}, "native"))
+        if known is None:
+            return False
+        try:
+            decision = self.policy.check(known.spec, known.tool_input, self.ctx, facts=known.facts)
+        except Exception:      # a policy that cannot decide does not allow
+            return False
+        return decision.behavior == "allow" and not decision.outside_sandbox
+
     # -- the whole pipeline -------------------------------------------------------------------
     def dispatch(self, call: ToolCall) -> CallResult:
         prepared = self.prepare(call)

@@ -39,6 +39,11 @@ class ToolHooks(Protocol):
         """Run the PreToolUse hooks for one validated call; None when none of them decided."""
         ...
 
+    def guards_tools(self) -> bool:
+        """Whether any PreToolUse hook may have a say on a call (then nothing reads on the model's
+        behalf without a call the hooks see)."""
+        ...
+
     def after_tool(self, call_id: str, tool: str, args: dict[str, Any], result: str) -> str | None:
         """Run the PostToolUse hooks with the (masked, truncated) result of a call that succeeded;
         text for the model, or None."""

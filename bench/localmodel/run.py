@@ -31,13 +31,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from chores import BY_NAME, SET_OF, Chore, build_fixture, chores_of, read_project  # noqa: E402
 from summary import format_report, summarize, summarize_sets, write_json  # noqa: E402
 
-CONFIGS = ("none", "text", "auto", "native")
+PARTS = ("constrain", "whole_file", "attach")
+# the ablations of issue 36: axon's defaults (as ``none``) without one part of the guidance, or all of them
+WITHOUT = {f"without-{p}": [q for q in PARTS if q != p] for p in PARTS} | {"without-parts": []}
+CONFIGS = ("none", "text", "auto", "native", *WITHOUT)
 
 
 def config_toml(config: str, context_window: int) -> str | None:
-    """The project's .axon/config.toml for a config: the recipe of docs/local-models.md with that protocol."""
+    """The project's .axon/config.toml for a config: the recipe of docs/local-models.md with that protocol;
+    for an ablation only ``guidance_parts``."""
     if config == "none":
         return None
+    if config in WITHOUT:
+        return f"guidance_parts = {json.dumps(WITHOUT[config])}\n"
     return (f'tool_protocol = "{config}"\ntemperature = 0.2\nmax_tokens = 1024\n'
             f"context_window = {context_window}\n")
 
@@ -113,7 +119,8 @@ def run_one(chore: Chore, config: str, rep: int, args: argparse.Namespace, axon:
             "steps": chore.steps,
             "solved": solved, "turns": result.get("num_turns") if result else None, "seconds": round(seconds, 1),
             "exit_code": code, "timed_out": timed_out, "is_error": bool(result.get("is_error")) if result else None,
-            "error": error, "answer": answer[:600], **({"dir": str(work)} if args.keep else {})}
+            "error": error, "answer": answer[:600], "usage": result.get("usage") if result else None,
+            **({"dir": str(work)} if args.keep else {})}
 
 
 def find_axon(path: str | None) -> list[str]:

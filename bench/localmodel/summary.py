@@ -32,6 +32,9 @@ def summarize(runs: list[dict[str, Any]], n_chores: int) -> dict[str, Any]:
             k = kinds.setdefault(r["kind"], [0, 0])
             k[0] += int(r["solved"])
             k[1] += 1
+        usage = [r.get("usage") for r in mine]
+        tokens = sum(u.get("total_tokens", 0) for u in usage if isinstance(u, dict))
+        solved = sum(bool(r["solved"]) for r in mine)
         out[config] = {
             "chores": n_chores, "per_rep": per_rep, "mean_solved": _mean([float(x) for x in per_rep]),
             "sd_solved": round(statistics.stdev(per_rep), 2) if len(per_rep) > 1 else 0.0,
@@ -41,6 +44,10 @@ def summarize(runs: list[dict[str, Any]], n_chores: int) -> dict[str, Any]:
             "mean_seconds": _mean([float(r["seconds"]) for r in mine]),
             "no_result": sum(r["turns"] is None for r in mine), "timed_out": sum(bool(r["timed_out"]) for r in mine),
             "by_kind": {k: f"{v[0]}/{v[1]}" for k, v in kinds.items()},
+            # prompt + completion tokens of every run of the config (the server's usage) per solved chore;
+            # None when a run has no usage on record (the server sent none, or the run gave no result)
+            "tokens_per_solved": round(tokens / solved) if solved and all(isinstance(u, dict) for u in usage)
+            else None,
         }
     return out
 
@@ -94,13 +101,14 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 def format_summary(summary: dict[str, Any], n_chores: int, label: str = "") -> str:
-    head = f"{'config':8} {'solved per rep':16} {'mean ± sd':14} {'min–max':8} {'turns':6} {'s/run':6} no-result"
+    head = (f"{'config':8} {'solved per rep':16} {'mean ± sd':14} {'min–max':8} {'turns':6} {'s/run':6} "
+            "no-result tokens/solved")
     rows = [f"\nsummary{' · ' + label if label else ''} (of {n_chores} chores)", head]
     for config, s in summary.items():
         rows.append(f"{config:8} {' '.join(map(str, s['per_rep'])):16} "
                     f"{s['mean_solved']:5.1f} ± {s['sd_solved']:<5.1f}  {s['min_solved']}–{s['max_solved']:<5} "
                     f"{s['mean_turns'] if s['mean_turns'] is not None else '-':<6} {s['mean_seconds']:<6} "
-                    f"{s['no_result']}")
+                    f"{s['no_result']:<9} {s.get('tokens_per_solved') or '-'}")
     rows.append("by kind (solved/runs): " + "; ".join(
         f"{c}: " + ", ".join(f"{k} {v}" for k, v in s["by_kind"].items()) for c, s in summary.items()))
     rows.append("README rows:")

@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from axon_cli.kernel.turn import ATTACHED
 from axon_cli.session.conversation.context import (
     build_project_context,
     build_system_prompt,
@@ -143,4 +144,4 @@ def test_two_projects_share_the_cacheable_prefix_and_each_sees_its_own_context(s
     assert str(project) in first.messages[1]["content"] and "Other project rule." not in first.messages[1]["content"]
     assert str(other) in elsewhere.messages[1]["content"] and "Other project rule." in elsewhere.messages[1]["content"]
     assert after_tool.messages[:2] == first.messages[:2]     # the same prefix on every request of the run
-    assert after_tool.messages[1]["content"].endswith("\n\nwhat does notes.txt say?")
+    assert after_tool.messages[1]["content"].split(ATTACHED)[0].endswith("\n\nwhat does notes.txt say?")

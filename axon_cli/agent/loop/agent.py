@@ -32,6 +32,7 @@ from axon_cli.agent.loop.images import attach_images, user_content
 from axon_cli.agent.loop.results import RunResult
 from axon_cli.agent.loop.seams import AgentCallbacks, TurnHooks
 from axon_cli.agent.model import debuglog
+from axon_cli.agent.model.constrained import call_schema
 from axon_cli.agent.model.llm import AssistantTurn, LLMClient
 from axon_cli.agent.model.turns import with_context
 from axon_cli.agent.protocols.interface import NativeProtocol, ToolProtocol
@@ -66,6 +67,7 @@ LOOPING = ("Error: this exact call has already failed {n} times, so it was not r
 log = logging.getLogger("axon.agent")
 
 MAX_CONTINUATIONS = 3
+PROJECT_TOOLS = ("read", "edit", "shell")    # the tool categories a reply asked to be a call may call
 
 CONTINUE_PROMPT = "Your reply was cut off by the output token limit. Continue exactly where it stopped."
 
@@ -156,7 +158,8 @@ class Agent:
             self.append({"role": "system", "content": self.system_prompt()})
         self.turns_total = 0
         self.ledger = CallLedger(registry)    # how calls ended, why one was refused: one record for all rules
-        self.guide = guide or choose_guide(ctx.settings, registry, ctx)   # guidance for small models, or none
+        # guidance for small models, or none
+        self.guide = guide or choose_guide(ctx.settings, registry, ctx, dispatcher.reads_unasked)
         self.guide.bind(self.ledger)
         self.protocol.bind(self.ledger)
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="axon-tool")
@@ -198,6 +201,8 @@ class Agent:
             self.emit(Error(message=why))
             self.emit(TurnComplete(result=why, num_turns=0, stop_reason="error"))
             return RunResult(why, "error", 0, error=why)
+        turn = self.guide.attach(turn)        # the files the task names, for small models
+        message = turn.render()
         self.callbacks.on_user_turn(turn)
         self.notes.clear()
         content, left_out = user_content(message, turn.images, self.llm.takes_images())
@@ -260,6 +265,7 @@ class Agent:
         tools = self.protocol.tools_param(self.registry)
         messages = self.request_messages()
         debuglog.log_request(messages, tools, self.protocol, self.registry)
+        must_call = self._call_schema(tools) if self.guide.call_needed() else None
 
         make_hider = getattr(self.protocol, "call_hider", None)   # text calls: their bodies are not shown
         hider = make_hider(self.registry) if make_hider is not None else None
@@ -272,16 +278,19 @@ class Agent:
         def on_reasoning(text: str) -> None:
             self.emit(AssistantDelta(text=text, kind="reasoning"))
 
+        streamed = None if must_call is not None else on_text   # a reply asked to be a call is shown after
         started = time.monotonic()
         try:
-            turn = self.llm.complete(messages, tools, on_text, on_reasoning)
+            turn = self.llm.complete(messages, tools, streamed, on_reasoning, must_call)
         except ContextTooLong:
             if not self.callbacks.on_context_too_long(self):
                 raise
             self.emit(Notice(message="the request was too long; compacted the history and retrying once"))
             started = time.monotonic()
-            turn = self.llm.complete(self.request_messages(), tools, on_text, on_reasoning)
+            turn = self.llm.complete(self.request_messages(), tools, streamed, on_reasoning, must_call)
         latency_ms = int((time.monotonic() - started) * 1000)
+        if streamed is None and turn.content:
+            on_text(turn.content)
         rest = hider.flush() if hider is not None else ""
         if rest:
             self.emit(AssistantDelta(text=rest))
@@ -296,6 +305,16 @@ class Agent:
                         cost_usd=self.callbacks.cost(self), response_id=turn.response_id,
                         response_model=turn.response_model))
         return turn
+
+    def _call_schema(self, tools: list[dict[str, Any]] | None) -> tuple[dict[str, Any], set[str]] | None:
+        """The schema of one call of a tool that looks at or changes the project (the ones offered),
+        with their names; None when there is none."""
+        offered = {t["function"]["name"] for t in tools} if tools else None
+        specs = [s for s in self.registry.active() if s.category in PROJECT_TOOLS
+                 and (offered is None or s.name in offered)]
+        if not specs:
+            return None
+        return call_schema([s.openai_tool() for s in specs]), {s.name for s in specs}
 
     def _execute(self, turn: AssistantTurn) -> list[CallResult]:
         calls = turn.tool_calls

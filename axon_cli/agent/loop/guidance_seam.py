@@ -9,6 +9,7 @@ package's ``Guidance``, imported only then.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from axon_cli.agent.model.endpoints import guidance_on
@@ -45,6 +46,13 @@ class TurnGuide(Protocol):
     def stop_reason(self) -> str | None:
         """Why the run stops now, as an error, or None."""
 
+    def call_needed(self) -> bool:
+        """Whether the next reply can only sensibly be a tool call (the loop then asks the endpoint to
+        constrain it to one, where it can: ``agent/model/constrained.py``)."""
+
+    def attach(self, turn: UserTurn) -> UserTurn:
+        """The user's turn with the files it names attached, as an ``@path`` mention would attach them."""
+
 
 class NoGuide:
     """Guidance off: every reply is taken as it is and every call runs."""
@@ -70,11 +78,19 @@ class NoGuide:
     def stop_reason(self) -> str | None:
         return None
 
+    def call_needed(self) -> bool:
+        return False
 
-def choose_guide(settings: Settings, registry: ToolRegistry, ctx: ToolContext) -> TurnGuide:
-    """``NoGuide`` when the ``guidance`` setting is off for this endpoint and model, else ``Guidance``."""
+    def attach(self, turn: UserTurn) -> UserTurn:
+        return turn
+
+
+def choose_guide(settings: Settings, registry: ToolRegistry, ctx: ToolContext,
+                 reads_unasked: Callable[[str], bool] | None = None) -> TurnGuide:
+    """``NoGuide`` when the ``guidance`` setting is off for this endpoint and model, else ``Guidance``
+    (``reads_unasked``: whether read_file of a path would run without asking, for attached files)."""
     if not guidance_on(settings):
         return NoGuide()
     from axon_cli.agent.guidance.guide import Guidance  # only with guidance on
 
-    return Guidance(registry, ctx)
+    return Guidance(registry, ctx, reads_unasked)

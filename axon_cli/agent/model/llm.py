@@ -24,6 +24,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from axon_cli.agent.model.constrained import Constraint, call_text
+from axon_cli.agent.model.endpoints import is_local_endpoint
 from axon_cli.agent.model.llm_http import (
     api_message,
     cause,
@@ -78,6 +80,8 @@ class LLMClient:
         self._sleep = sleep
         self._client: Any = None
         self.clock = ReplyClock(settings.request_timeout)
+        self.constraint = Constraint(is_local_endpoint(settings.base_url))   # what a constrained reply needs
+        self._must_call: dict[str, Any] | None = None   # this request's call schema, while it is sent
 
     # -- client --------------------------------------------------------------------------------
     def _get_client(self) -> Any:
@@ -110,7 +114,29 @@ class LLMClient:
     # -- one request, with retries -------------------------------------------------------------
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                  on_text: Callable[[str], None] | None = None,
-                 on_reasoning: Callable[[str], None] | None = None) -> AssistantTurn:
+                 on_reasoning: Callable[[str], None] | None = None,
+                 must_call: tuple[dict[str, Any], set[str]] | None = None) -> AssistantTurn:
+        """One reply. ``must_call`` (a call schema and its tool names, ``constrained.py``): the reply
+        is asked to be one such call where the endpoint honours it; a reply that is one comes back as
+        a ``<tool_call>`` block (``turn.constrained``)."""
+        constrain = must_call is not None and self.constraint.available
+        self._must_call = must_call[0] if constrain and must_call is not None else None
+        try:
+            turn = self._complete(messages, tools, on_text, on_reasoning)
+        finally:
+            sent, self._must_call = self._must_call, None
+        if sent is not None and must_call is not None and self.constraint.available:
+            text = None if turn.tool_calls else call_text(turn.content, must_call[1])
+            if text is not None:
+                turn.content = text
+            if turn.finish_reason != "length":
+                self.constraint.replied(bool(turn.tool_calls) or text is not None)
+            turn.constrained = bool(turn.tool_calls) or text is not None
+        return turn
+
+    def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                  on_text: Callable[[str], None] | None,
+                  on_reasoning: Callable[[str], None] | None) -> AssistantTurn:
         attempts = self.settings.max_attempts
         attempt = 0
         self._get_client()     # the SDK's import (a thread at start-up) is not the endpoint's time
@@ -157,6 +183,8 @@ class LLMClient:
         if s.max_tokens is not None:
             params["max_tokens"] = s.max_tokens
         params.update(self.extra_params)
+        if self._must_call is not None and self.constraint.available:
+            params.update(self.constraint.params(self._must_call, bool(tools)))
         for name in self.dropped_params:
             params.pop(name, None)
         if not params["stream"]:
@@ -176,6 +204,8 @@ class LLMClient:
                 params["messages"] = escape_surrogates_in(params["messages"])
                 return _post(self._get_client(), _request_body(params, self.null_content), self.clock.read_timeout())
         except openai.APIStatusError as e:
+            if self.constraint.refused(e.status_code, api_message(e), params):
+                return None        # sent again in the next form, or unconstrained
             if (refuses_images(self, e, params) or drop_unsupported_param(self, e, params)
                     or refuses_null_content(self, e, params)):
                 return None

@@ -113,6 +113,9 @@ class UserHooks:
         return f'PreToolUse hook "{command[:60]}" in {where or "config"}'
 
     # -- ToolHooks -----------------------------------------------------------------------------
+    def guards_tools(self) -> bool:
+        return self.runner.has("PreToolUse")
+
     def before_tool(self, call_id: str, tool: str, args: dict[str, Any]) -> HookVerdict | None:
         result = self._run("PreToolUse", self._call(tool, args, call_id), tool, call_id, args)
         stopped = result.stopped()

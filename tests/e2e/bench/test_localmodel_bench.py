@@ -47,8 +47,9 @@ SOLVE: dict[str, tuple[str, list[Reply]]] = {
 # The first invented answer gets axon's one reminder (look first / nothing was changed / not done
 # yet); the model insists.
 INVENT: dict[str, tuple[str, list[Reply]]] = {
-    "ask_ini_value": ("native", [text_reply("timeout_ms is 5000.")] * 2),
-    "edit_port": ("text", [text_reply("I changed the port in server.cfg to 9417.")] * 5),   # look, claim, undone,
+    # the named files arrive with the task (guidance's attach part), so nothing reminds the model to look
+    "ask_ini_value": ("native", [text_reply("timeout_ms is 5000.")]),
+    "edit_port": ("text", [text_reply("I changed the port in server.cfg to 9417.")] * 4),   # claim, undone,
                                                                                   # server.cfg unchanged
     "run_script_report": ("none", [tool_reply(("bash", {"command": "echo skipped"})),
                                    text_reply("The script prints 4821."),   # a number no result shows:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from axon_cli.kernel.turn import UserTurn
 from tests.fakeserver import text_reply, tool_reply
 
 REVIEW = """---
@@ -54,7 +55,7 @@ def test_run_command_expands_arguments_and_attaches_files_but_never_secrets(serv
     ran = run_axon("run", "--command", "review", "src/a.py")
     assert ran.code == 0, ran.stderr
     assert ran.stdout.strip() == "no bugs"
-    assert server.requests[0].conversation[-1]["content"] == (
+    assert UserTurn.from_message(server.requests[0].conversation[-1]["content"]).text == (
         "Review src/a.py for bugs. Start with src/a.py and read it first.")
     ran = run_axon("run", "--command", "explain", "src/a.py")
     assert ran.code == 0, ran.stderr

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from axon_cli.kernel.turn import UserTurn
 from tests.conftest import AXON_SCRIPT, TEST_KEY
 from tests.e2e.fleet.action_runner import ActionRun, ActionRunner, path_with, read_calls, stub_tools
 from tests.fakeserver import ScriptedServer, error_reply, text_reply, tool_reply
@@ -62,7 +63,7 @@ def test_a_comment_task_runs_and_is_answered_on_the_thread(workspace, server):
     run, calls = run_action(workspace, server, comment_event(f"Hi!\n@axon {task}"))
     assert run.failed is None, run.stderr
     assert (workspace / "greeting.txt").read_text() == "hello\n"
-    assert server.requests[0].conversation[-1]["content"] == task
+    assert UserTurn.from_message(server.requests[0].conversation[-1]["content"]).text == task
     assert not canary.exists() and not (workspace / "canary").exists()
     assert run.skipped_uses == ["actions/setup-python@v5"]
     pip, gh = calls
@@ -91,7 +92,7 @@ def test_prompt_input_runs_without_a_comment_and_posts_nothing(workspace, server
     server.add(*fix_greeting())
     run, calls = run_action(workspace, server, {"inputs": {}}, prompt="fix greeting.txt")
     assert run.failed is None, run.stderr
-    assert server.requests[0].conversation[-1]["content"] == "fix greeting.txt"
+    assert UserTurn.from_message(server.requests[0].conversation[-1]["content"]).text == "fix greeting.txt"
     assert (workspace / "greeting.txt").read_text() == "hello\n"
     assert [c["tool"] for c in calls] == ["pip"]
     assert run.outputs["ran"] == "true" and run.outputs["result"] == "Fixed the greeting."

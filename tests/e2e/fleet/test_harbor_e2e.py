@@ -19,6 +19,7 @@ from axon_cli.app.fleet.harbor_commands import (
     system_packages_command,
     usage_of,
 )
+from axon_cli.kernel.turn import UserTurn
 from tests.conftest import TEST_KEY
 from tests.e2e.fleet.conftest import base_env, bash
 from tests.fakeserver import ScriptedServer, text_reply, tool_reply
@@ -53,7 +54,7 @@ def test_installed_axon_changes_the_task_file_and_leaves_the_result(installed_ve
     result = json.loads((logs / RESULT_FILE).read_text())
     assert set(result) >= CONTRACT_KEYS
     assert result["result"] == "Fixed the typos." and result["is_error"] is False
-    assert server.requests[0].conversation[-1]["content"] == "Fix the typos in greeting.txt"
+    assert UserTurn.from_message(server.requests[0].conversation[-1]["content"]).text == "Fix the typos in greeting.txt"
     assert server.requests[0].body["model"] == "test-model"            # Harbor's provider prefix dropped
     headers = {k.lower(): v for k, v in server.requests[0].headers.items()}
     assert headers["authorization"] == f"Bearer {TEST_KEY}"

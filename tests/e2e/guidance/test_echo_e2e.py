@@ -15,6 +15,12 @@ from tests.fakeserver import text_reply
 FAILING_CALL = '<tool_call>\n{"name": "read_file", "arguments": {"path": "absent.txt"}}\n</tool_call>'
 
 
+
+def without_attached_files(project) -> None:  # type: ignore[no-untyped-def]
+    """Guidance without its ``attach`` part: the files a task names stay unseen until read."""
+    (project / ".axon").mkdir(exist_ok=True)
+    (project / ".axon" / "config.toml").write_text('guidance_parts = ["constrain", "whole_file"]\n')
+
 def result_of(stdout: str) -> dict:
     return json.loads(stdout)
 
@@ -39,6 +45,7 @@ def test_after_one_echo_a_real_answer_is_the_result(server, run_axon, project):
 
 
 def test_an_echoed_guidance_reminder_is_not_the_answer(server, run_axon, project):
+    without_attached_files(project)     # the reminder for a file the model has not seen
     (project / "notes.md").write_text("alpha\n")
     reminder = GROUND.split("\n")[0].format(path="notes.md")     # the reminder's first line, word for word
     server.add(text_reply("It is empty."), text_reply(reminder), text_reply(reminder), text_reply("unused"))

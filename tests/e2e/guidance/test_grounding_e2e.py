@@ -11,6 +11,11 @@ from axon_cli.agent.guidance.repeats import ALREADY_HAVE
 from tests.fakeserver import text_reply, tool_reply
 
 
+def without_attached_files(project) -> None:  # type: ignore[no-untyped-def]
+    """Guidance without its ``attach`` part: the files a task names stay unseen until read."""
+    (project / ".axon").mkdir(exist_ok=True)
+    (project / ".axon" / "config.toml").write_text('guidance_parts = ["constrain", "whole_file"]\n')
+
 def events(stdout: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stdout.splitlines()]
 
@@ -20,6 +25,7 @@ def notices(stdout: str) -> list[str]:
 
 
 def test_an_unread_file_is_read_before_the_answer(server, run_axon, project):
+    without_attached_files(project)     # the reminder for a file the model has not seen
     (project / "VERSION").write_text("2.7.1\n")
     server.add(text_reply("The version is 1.0."), tool_reply(("read_file", {"path": "VERSION"})),
                text_reply("The version is 2.7.1."))
@@ -33,6 +39,7 @@ def test_an_unread_file_is_read_before_the_answer(server, run_axon, project):
 
 
 def test_the_look_first_reminder_comes_once_and_as_a_text_call_for_text_models(server, run_axon, project):
+    without_attached_files(project)     # the reminder for a file the model has not seen
     (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     server.add(text_reply("It adds."), text_reply("It adds two numbers."), text_reply("unused"))
     r = run_axon("run", "what does calc.py do?", "--tool-protocol", "text")

@@ -16,6 +16,7 @@ import mcp_types as t
 import pytest
 from mcp import Client, StdioServerParameters
 
+from axon_cli.kernel.turn import UserTurn
 from tests.conftest import axon_command
 from tests.fakeserver import text_reply, tool_reply
 
@@ -67,7 +68,7 @@ def test_axon_edits_a_file_and_axon_reply_continues_the_session(server, project,
     assert data["usage"]["total_tokens"] > 0
     assert text(second) == "it was one word"
     assert second.structured_content["session_id"] == data["session_id"]
-    users = [m["content"] for m in server.requests[3].conversation if m["role"] == "user"]
+    users = [UserTurn.from_message(m["content"]).text for m in server.requests[3].conversation if m["role"] == "user"]
     assert users[:2] == ["fix the spelling in a.txt", "how many words?"]
     assert (project / ".axon" / "sessions" / f"{data['session_id']}.jsonl").is_file()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from axon_cli.kernel.turn import UserTurn
 from tests.fakeserver import text_reply
 
 A_PY = "def add(a, b):\n    return a - b\n"
@@ -33,7 +34,8 @@ def test_a_plain_task_is_sent_as_typed(server, run_axon, project):
     server.add(text_reply("It subtracts."))
     ran = run_axon("run", "what does @src/a.py do?")
     assert ran.code == 0, ran.stderr
-    assert server.requests[0].conversation[-1] == {"role": "user", "content": "what does @src/a.py do?"}
+    sent = UserTurn.from_message(server.requests[0].conversation[-1]["content"])
+    assert sent.text == "what does @src/a.py do?"      # the words as typed (guidance may attach src/a.py)
 
 
 def test_a_command_turn_sends_the_same_bytes_and_a_resumed_session_keeps_them(server, run_axon, project):
@@ -63,6 +65,7 @@ def test_guidance_sees_which_files_the_turn_attached(server, run_axon, project):
     assert ran.code == 0, ran.stderr
     assert len(server.requests) == 1 and ran.stdout == "It subtracts b from a.\n"
     server.script.clear()
+    (project / ".axon" / "config.toml").write_text('guidance_parts = ["constrain", "whole_file"]\n')  # no attach
     server.add(text_reply("It subtracts b from a."), text_reply("It subtracts b from a (line 2)."))
     ran = run_axon("run", "--command", "ask", "src/a.py")
     assert ran.code == 0, ran.stderr

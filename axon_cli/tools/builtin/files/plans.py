@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from axon_cli.tools.builtin.files.whole_file import lossy_rewrite, no_match_hint, whole_file_edits
 from axon_cli.tools.spec import ToolContext, ToolError
 
 if TYPE_CHECKING:
@@ -108,7 +109,13 @@ def plan_edit(inp: EditFileInput, ctx: ToolContext) -> Plan:
             raise ToolError(empty_old_string_message(rel, text))
         new_text = tf.to_style(inp.new_string)
         return Plan(path, rel, tf.encode(new_text), text, new_text, created=False)
-    found = find_spans(text, inp.old_string, inp.replace_all)
+    try:
+        found = find_spans(text, inp.old_string, inp.replace_all)
+    except ToolError as e:
+        edits = whole_file_edits(ctx)
+        if edits is not None and edits.small(text):      # a small model's guess: the whole file works
+            raise ToolError(str(e) + no_match_hint(rel)) from None
+        raise
     new = tf.to_style(inp.new_string)
     first_start, first_end = found.spans[0]
     at_line_start = first_start == 0 or text[first_start - 1] == "\n"
@@ -143,4 +150,6 @@ def plan_write(inp: WriteFileInput, ctx: ToolContext) -> Plan:
     content = inp.content
     if tf.newline == "\r\n" and "\r" not in content:
         content = tf.to_style(content)
+    if whole_file_edits(ctx) is not None and (why := lossy_rewrite(rel, tf.text, content)) is not None:
+        raise ToolError(why)
     return Plan(path, rel, tf.encode(content), tf.text, content, created=False)
