@@ -22,7 +22,6 @@ from pathlib import Path
 from axon_cli.agent.guidance.task_files import file_mentions, inside_project
 from axon_cli.kernel.turn import Attachment, UserTurn
 from axon_cli.machinery.masking import mask
-from axon_cli.tools.builtin.files.buffers import read_buffer, record_buffer
 from axon_cli.tools.spec import ToolContext
 
 __all__ = ["attach_named", "MAX_FILE_BYTES", "MAX_FILES", "MAX_TOTAL_BYTES"]
@@ -71,6 +70,8 @@ def attach_named(turn: UserTurn, ctx: ToolContext, reads_unasked: Callable[[str]
         rel = ctx.relative(path)
         if rel in have or not reads_unasked(rel):
             continue
+        from axon_cli.tools.builtin.files.buffers import read_buffer, record_buffer  # once a file is named
+
         buffer = read_buffer(ctx, path)          # an editor's unsaved text is what read_file would show
         if buffer is not None:
             size = len(buffer.encode("utf-8", "surrogatepass"))

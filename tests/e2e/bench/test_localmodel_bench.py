@@ -230,3 +230,20 @@ def test_merge_renumbers_repetitions_per_config_and_keeps_each_commit() -> None:
         merge.merge([first, _results("ccc", {"text": [True]}, ["c1"])])
     with pytest.raises(ValueError, match="merging it twice"):
         merge.merge([merged, second])       # the merged file already holds the second part
+
+
+@pytest.mark.parametrize("config", ["none", "without-attach", "without-parts"])
+def test_an_ablation_leaves_out_its_part_and_tokens_per_solved_chore_come_from_the_servers_usage(
+        tmp_path: Path, config: str) -> None:
+    replies = [tool_reply(("read_file", {"path": "server.cfg"})),
+               tool_reply(("edit_file", {"path": "server.cfg", "old_string": "port = 8080", "new_string": "port = 9417"})),
+               text_reply("Done: server.cfg now has port = 9417.")]
+    data, server = bench(tmp_path, "edit_port", config, replies)
+    assert data["runs"][0]["solved"], data["runs"][0]
+    first = server.requests[0]
+    task = next(m["content"] for m in first.conversation if m["role"] == "user")
+    assert ('<file path="server.cfg">' in task) == (config == "none")          # the attach part
+    assert ("response_format" in first.body) == (config != "without-parts")  # the constrain part
+    usage = data["runs"][0]["usage"]
+    assert usage["total_tokens"] > 0
+    assert data["summary"][config]["tokens_per_solved"] == usage["total_tokens"]
