@@ -118,7 +118,7 @@ class LLMClient:
                  must_call: tuple[dict[str, Any], set[str]] | None = None) -> AssistantTurn:
         """One reply. ``must_call`` (a call schema and its tool names, ``constrained.py``): the reply
         is asked to be one such call where the endpoint honours it; a reply that is one comes back as
-        a ``<tool_call>`` block (``turn.constrained``)."""
+        a ``<tool_call>`` block."""
         constrain = must_call is not None and self.constraint.available
         self._must_call = must_call[0] if constrain and must_call is not None else None
         try:
@@ -131,7 +131,6 @@ class LLMClient:
                 turn.content = text
             if turn.finish_reason != "length":
                 self.constraint.replied(bool(turn.tool_calls) or text is not None)
-            turn.constrained = bool(turn.tool_calls) or text is not None
         return turn
 
     def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,

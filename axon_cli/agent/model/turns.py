@@ -23,7 +23,6 @@ class AssistantTurn:
     call_errors: list[str] = field(default_factory=list)   # text calls that could not be used
     response_id: str = ""               # the completion's id, as the server named it
     response_model: str = ""            # the model that answered, as the server named it
-    constrained: bool = False           # a reply asked to be one call, that is one (``constrained.py``)
 
     def message(self) -> dict[str, Any]:
         """The assistant message as it goes back into the conversation."""
