@@ -11,12 +11,17 @@ it to one: ``agent/model/constrained.py``). Never for the reply that may be the 
   bad arguments), not one the user or the rules denied, nor a command that exited non-zero (its
   output may be the answer).
 
+A tool whose very same call failed twice this turn is to be avoided by the next constrained reply
+(``avoid``): the grammar must not leave the model only the repeat (``grounded_call``).
+
 Plain conversation, "how do I …" and thanks are never constrained; in plan mode only looking is.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 
 from axon_cli.agent.guidance.phrases import GENERAL_NAME, HOW_TO, NOT_A_REQUEST, PROJECT_QUESTION
 from axon_cli.agent.guidance.reminders import AnswerChecks
@@ -37,6 +42,8 @@ class CallNeed:
     def __init__(self, checks: AnswerChecks, enabled: bool, planning: bool) -> None:
         self.enabled = enabled
         self.next = enabled and self._first(checks, planning)
+        self.avoid: set[str] = set()               # tools the next constrained reply leaves out
+        self._failed: Counter[tuple[str, str]] = Counter()
 
     @staticmethod
     def _first(checks: AnswerChecks, planning: bool) -> bool:
@@ -65,4 +72,21 @@ class CallNeed:
         def failed_itself(result: CallResult) -> bool:
             spec = registry.get(result.name)
             return not result.ok and result.decision != "deny" and (spec is None or spec.category != "shell")
-        self.next = self.enabled and any(failed_itself(r) for r in results)
+        by_id = {c.id: c for c in calls}
+        failed = [r for r in results if failed_itself(r)]
+        self.avoid = set()
+        for result in failed:
+            call = by_id.get(result.call_id)
+            key = (result.name, _same_call_key(call.arguments) if call is not None else "")
+            self._failed[key] += 1
+            if self._failed[key] >= 2:
+                self.avoid.add(result.name)
+        self.next = self.enabled and bool(failed)
+
+
+def _same_call_key(arguments: str) -> str:
+    """A call's arguments as one text whatever their spacing and key order."""
+    try:
+        return json.dumps(json.loads(arguments), sort_keys=True)
+    except ValueError:
+        return arguments.strip()

@@ -1,7 +1,7 @@
 """The one object the agent loop calls for answer guidance: one user turn's nudges (an empty reply,
 a stated intent), answer checks (``reminders``) and repeat guard (``repeats``); and, as the
 ``guidance_parts`` setting says, the files a task names attached to it (``named_files``), whether the
-next reply must be a call (``call_need``), and whole-file edits of small files (``whole_file``).
+next reply must be a call (``call_need``) and what that call may be (``grounded_call``), and whole-file edits of small files (``whole_file``).
 
 The loop declares what it calls (``agent/loop/guidance_seam.TurnGuide``) and builds this only when the
 ``guidance`` setting is on; nothing here imports the loop.
@@ -10,8 +10,10 @@ The loop declares what it calls (``agent/loop/guidance_seam.TurnGuide``) and bui
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from axon_cli.agent.guidance.call_need import CallNeed
+from axon_cli.agent.guidance.grounded_call import grounded_tools
 from axon_cli.agent.guidance.named_files import attach_named
 from axon_cli.agent.guidance.nudges import EMPTY_GAVE_UP, Nudger
 from axon_cli.agent.guidance.reminders import AnswerChecks
@@ -60,9 +62,12 @@ class Guidance:
             return turn
         return attach_named(turn, self.ctx, self.reads_unasked)
 
-    def call_needed(self) -> bool:
-        """Whether the next reply can only sensibly be a call (the ``constrain`` part)."""
-        return self.need.next
+    def required_call(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """When the next reply can only sensibly be a call (the ``constrain`` part): ``tools`` as that
+        call may use them, narrowed to what the session has seen (``grounded_call``); else None."""
+        if not self.need.next:
+            return None
+        return grounded_tools(tools, self.ctx, self.need.avoid, self.checks.moves.unmoved())
 
     def bind(self, ledger: CallLedger) -> None:
         """The agent's call ledger: the repeat rule reads its runs and notes its refusals there."""

@@ -151,6 +151,10 @@ class MoveSteps:
         command = next((c for move in self.moves if (c := move.command(self.ctx)) is not None), None)
         return None if command is None else self.call_text("bash", {"command": command})
 
+    def unmoved(self) -> set[Path]:
+        """The sources of the moves still to be made (an edit of one before it moves is no step of a move)."""
+        return {self.ctx.resolve(m.source.rstrip("/")) for m in self.moves if m.command(self.ctx) is not None}
+
     def annotate(self, results: list[CallResult]) -> list[CallResult]:
         """``results``, the last failed one (a command that exited non-zero too; never a denial)
         carrying the call while a move is still to be made, at most ``MAX_NOTES`` times a turn."""

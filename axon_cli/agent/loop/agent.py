@@ -265,7 +265,7 @@ class Agent:
         tools = self.protocol.tools_param(self.registry)
         messages = self.request_messages()
         debuglog.log_request(messages, tools, self.protocol, self.registry)
-        must_call = self._call_schema(tools) if self.guide.call_needed() else None
+        must_call = self._call_schema(tools)
 
         make_hider = getattr(self.protocol, "call_hider", None)   # text calls: their bodies are not shown
         hider = make_hider(self.registry) if make_hider is not None else None
@@ -307,14 +307,18 @@ class Agent:
         return turn
 
     def _call_schema(self, tools: list[dict[str, Any]] | None) -> tuple[dict[str, Any], set[str]] | None:
-        """The schema of one call of a tool that looks at or changes the project (the ones offered),
-        with their names; None when there is none."""
+        """When the guide says the next reply must be a call: the schema of one call of a tool that
+        looks at or changes the project (the ones offered, as the guide narrows them), with their
+        names; else None."""
         offered = {t["function"]["name"] for t in tools} if tools else None
         specs = [s for s in self.registry.active() if s.category in PROJECT_TOOLS
                  and (offered is None or s.name in offered)]
-        if not specs:
+        if not specs or not self.llm.constraint.available:
             return None
-        return call_schema([s.openai_tool() for s in specs]), {s.name for s in specs}
+        required = self.guide.required_call([s.openai_tool() for s in specs])
+        if not required:
+            return None
+        return call_schema(required), {t["function"]["name"] for t in required}
 
     def _execute(self, turn: AssistantTurn) -> list[CallResult]:
         calls = turn.tool_calls

@@ -10,7 +10,7 @@ package's ``Guidance``, imported only then.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from axon_cli.agent.model.endpoints import guidance_on
 from axon_cli.kernel.turn import UserTurn
@@ -46,9 +46,11 @@ class TurnGuide(Protocol):
     def stop_reason(self) -> str | None:
         """Why the run stops now, as an error, or None."""
 
-    def call_needed(self) -> bool:
-        """Whether the next reply can only sensibly be a tool call (the loop then asks the endpoint to
-        constrain it to one, where it can: ``agent/model/constrained.py``)."""
+    def required_call(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """When the next reply can only sensibly be a call of one of ``tools`` (the project tools
+        offered, OpenAI tool dicts): those tools as that call may use them, narrowed to what the
+        session has seen (the loop then asks the endpoint to constrain the reply to one call, where
+        it can: ``agent/model/constrained.py``); None when the reply may be anything."""
 
     def attach(self, turn: UserTurn) -> UserTurn:
         """The user's turn with the files it names attached, as an ``@path`` mention would attach them."""
@@ -78,8 +80,8 @@ class NoGuide:
     def stop_reason(self) -> str | None:
         return None
 
-    def call_needed(self) -> bool:
-        return False
+    def required_call(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        return None
 
     def attach(self, turn: UserTurn) -> UserTurn:
         return turn
