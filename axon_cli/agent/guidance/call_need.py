@@ -19,7 +19,6 @@ Plain conversation, "how do I …" and thanks are never constrained; in plan mod
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 
@@ -43,7 +42,7 @@ class CallNeed:
         self.enabled = enabled
         self.next = enabled and self._first(checks, planning)
         self.avoid: set[str] = set()               # tools the next constrained reply leaves out
-        self._failed: Counter[tuple[str, str]] = Counter()
+        self._failed: Counter[str] = Counter()      # failures per call (its name and arguments)
 
     @staticmethod
     def _first(checks: AnswerChecks, planning: bool) -> bool:
@@ -77,16 +76,9 @@ class CallNeed:
         self.avoid = set()
         for result in failed:
             call = by_id.get(result.call_id)
-            key = (result.name, _same_call_key(call.arguments) if call is not None else "")
+            key = call.key if call is not None else result.name
             self._failed[key] += 1
             if self._failed[key] >= 2:
                 self.avoid.add(result.name)
         self.next = self.enabled and bool(failed)
 
-
-def _same_call_key(arguments: str) -> str:
-    """A call's arguments as one text whatever their spacing and key order."""
-    try:
-        return json.dumps(json.loads(arguments), sort_keys=True)
-    except ValueError:
-        return arguments.strip()

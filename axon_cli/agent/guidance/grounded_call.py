@@ -28,7 +28,6 @@ from typing import Any
 from axon_cli.kernel.errors import AxonError
 from axon_cli.kernel.loaders import read_bounded
 from axon_cli.machinery.masking import mask
-from axon_cli.tools.builtin.search.walk import walk_files
 from axon_cli.tools.spec import ToolContext
 
 __all__ = ["grounded_tools", "MAX_LISTED", "MAX_EDIT_FILES", "MAX_EDIT_BYTES", "MAX_LINE_CHARS"]
@@ -73,6 +72,8 @@ def _with_arguments(tool: dict[str, Any], properties: dict[str, Any], drop: tupl
 
 
 def _read_branch(tool: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+    from axon_cli.tools.builtin.search.walk import walk_files  # the walk: once a reply is constrained
+
     root = ctx.project_root
     listed: list[str] = []
     for found in walk_files(root):

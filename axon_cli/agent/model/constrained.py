@@ -21,6 +21,8 @@ import json
 import logging
 from typing import Any
 
+from axon_cli.kernel.loaders import json_value
+
 __all__ = ["FORMS", "Constraint", "call_schema", "call_text"]
 
 log = logging.getLogger("axon.llm")
@@ -65,7 +67,7 @@ def call_text(content: str, names: set[str]) -> str | None:
     if text.startswith("```"):
         text = text.strip("`").removeprefix("json").strip()
     try:
-        value = json.loads(text)
+        value = json_value(text)
     except ValueError:
         return None
     if not isinstance(value, dict) or value.get("name") not in names:
@@ -73,7 +75,7 @@ def call_text(content: str, names: set[str]) -> str | None:
     args = value.get("arguments", value.get("parameters", {}))
     if isinstance(args, str):
         try:
-            args = json.loads(args)
+            args = json_value(args)
         except ValueError:
             return None
     if not isinstance(args, dict):

@@ -90,3 +90,13 @@ def test_a_hook_reply_nested_4000_deep_is_a_hook_problem_not_a_crash(lab: Lab) -
     assert not crashed(ran) and ran.code == 0, f"exit {ran.code}: {ran.stderr[-2500:]}"
     assert ran.stdout.strip() == "fine" and len(lab.server.requests) == 2
     assert (lab.project / "hook-ran").exists()                          # the hook ran and replied
+
+
+def test_a_constrained_reply_nested_50000_deep_is_no_call_and_no_crash(lab: Lab) -> None:
+    (lab.project / "big.py").write_text("x = 1\n" * 3000)          # too large to attach: the reply is constrained
+    lab.script(text_reply('{"name": "read_file", "arguments": ' + DEEP_JSON + "}"), text_reply("fine"),
+               text_reply("fine"), text_reply("fine"))
+    ran = lab.axon("run", "what does big.py do?", env=TRUSTED, timeout=120)
+    assert not crashed(ran) and ran.code == 0, f"exit {ran.code}: {ran.stderr[-2500:]}"
+    assert "response_format" in lab.server.requests[0].body              # the attack reached the constrained path
+    assert ran.stdout.strip().endswith("fine")
