@@ -115,3 +115,15 @@ def test_a_file_still_to_be_moved_offers_no_edit(tmp_path):
     source = read(ctx, "draft.txt", "1. pick a venue\n")
     read(ctx, "other.txt", "kept\n")
     assert edits(grounded_tools(TOOLS, ctx, set(), {source})) == {"other.txt": ["kept"]}
+
+
+def test_only_values_json_writes_as_they_are_are_offered(tmp_path):
+    """llama-cpp-python 0.3.x writes an escaped enum value into an invalid grammar, and the server dies
+    on it: a line or a path whose JSON form has an escape is never a choice."""
+    ctx = context(tmp_path)
+    read(ctx, "a.py", 'NAME = "demo"\npath = "C:\\\\x"\nTAB\t= 1\nCAFE = "café"\nPLAIN = 1\n')
+    assert edits(grounded_tools(TOOLS, ctx, set())) == {"a.py": ["PLAIN = 1"]}
+    assert read_paths(grounded_tools(TOOLS, ctx, set())) == ["a.py"]
+    read(ctx, "résumé.md", "PLAIN = 2\n")
+    tools = grounded_tools(TOOLS, ctx, set())
+    assert read_paths(tools) is None and edits(tools) == {"a.py": ["PLAIN = 1"]}

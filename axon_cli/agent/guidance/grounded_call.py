@@ -13,6 +13,11 @@ model cannot get right by itself it cannot get wrong in the grammar either:
   (``avoid``): a repeat the loop would refuse anyway cannot be emitted, so the model must try
   another way instead of looping on a grammar that allows only the repeat.
 
+Every offered value (a line, a path) is one whose JSON form needs no escape: printable ASCII without
+``"`` or ``\\``. A server compiles the schema into a grammar, and llama-cpp-python (0.3.x) writes
+an escaped value into an invalid grammar, which kills the server; a line that is not offered leaves
+the file's edit to the other lines, a path that is not leaves read_file's path free.
+
 The other tools keep their own schemas. Nothing here names a task's file, word or value: the
 choices are read from the project and the session's file state.
 """
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -55,6 +61,11 @@ def grounded_tools(tools: list[dict[str, Any]], ctx: ToolContext, avoid: set[str
     return out or kept
 
 
+def _literal(value: str) -> bool:
+    """Whether ``value`` is written in JSON as it is (no escape a grammar converter could get wrong)."""
+    return json.dumps(value)[1:-1] == value
+
+
 def _name(tool: dict[str, Any]) -> str:
     return str(tool.get("function", tool).get("name", ""))
 
@@ -78,7 +89,7 @@ def _read_branch(tool: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     listed: list[str] = []
     for found in walk_files(root):
         listed.append(Path(os.path.relpath(found, root)).as_posix())
-        if len(listed) > MAX_LISTED:
+        if len(listed) > MAX_LISTED or not _literal(listed[-1]):
             return tool
     if not listed:
         return tool
@@ -91,8 +102,8 @@ def _edit_branches(tool: dict[str, Any], ctx: ToolContext, unmoved: set[Path]) -
         if len(branches) >= MAX_EDIT_FILES:
             break
         lines = [] if Path(key) in unmoved else _unique_lines(Path(key), ctx)
-        if lines:
-            rel = ctx.relative(Path(key))
+        rel = ctx.relative(Path(key))
+        if lines and _literal(rel):
             branches.append(_with_arguments(tool, {"path": {"type": "string", "const": rel},
                                                    "old_string": {"type": "string", "enum": lines}},
                                             drop=("replace_all",)))
@@ -127,6 +138,6 @@ def _unique_lines(path: Path, ctx: ToolContext) -> list[str]:
     for raw in text.split("\n"):
         line = raw.removesuffix("\r")
         if line.strip() and len(line) <= MAX_LINE_CHARS and line not in seen and text.count(line) == 1 \
-                and mask(line) == line:
+                and _literal(line) and mask(line) == line:
             seen[line] = None
     return list(seen)

@@ -81,14 +81,14 @@ def test_the_same_failed_call_twice_leaves_its_tool_out_of_the_next_constrained_
 
 def test_a_line_holding_a_masked_secret_never_reaches_the_server(server, run_axon, project):
     token = "ghp_" + "C4NARY" * 6
-    (project / "settings.py").write_text(f'DEBUG = True\nGITHUB_TOKEN = "{token}"\nNAME = "demo"\n')
+    (project / "settings.py").write_text(f"DEBUG = True\nGITHUB_TOKEN = {token}\nNAME = demo\n")
     server.add(text_reply(call_json("edit_file", {"path": "settings.py", "old_string": "DEBUG = True",
                                                   "new_string": "DEBUG = False"})),
                text_reply("Debug is off."))
     r = run_axon("run", "change DEBUG to False in settings.py", "--yes")
     assert r.code == 0, r.stderr
     choices = edit_choices(server.requests[0])
-    assert choices == {"settings.py": ["DEBUG = True", 'NAME = "demo"']}
+    assert choices == {"settings.py": ["DEBUG = True", "NAME = demo"]}
     assert "C4NARY" not in json.dumps([q.body for q in server.requests])
     assert (project / "settings.py").read_text().startswith("DEBUG = False\n")
 
