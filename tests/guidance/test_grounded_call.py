@@ -127,3 +127,10 @@ def test_only_values_json_writes_as_they_are_are_offered(tmp_path):
     read(ctx, "résumé.md", "PLAIN = 2\n")
     tools = grounded_tools(TOOLS, ctx, set())
     assert read_paths(tools) is None and edits(tools) == {"a.py": ["PLAIN = 1"]}
+
+
+def test_a_tool_whose_own_schema_has_an_escaped_choice_is_left_out(tmp_path):
+    odd = {"type": "function", "function": {"name": "lookup", "parameters": {
+        "type": "object", "properties": {"kind": {"type": "string", "enum": ["plain", 'say "hi"']}}}}}
+    names = {t["function"]["name"] for t in grounded_tools([*TOOLS, odd], context(tmp_path), set())}
+    assert "lookup" not in names and "bash" in names

@@ -16,7 +16,8 @@ model cannot get right by itself it cannot get wrong in the grammar either:
 Every offered value (a line, a path) is one whose JSON form needs no escape: printable ASCII without
 ``"`` or ``\\``. A server compiles the schema into a grammar, and llama-cpp-python (0.3.x) writes
 an escaped value into an invalid grammar, which kills the server; a line that is not offered leaves
-the file's edit to the other lines, a path that is not leaves read_file's path free.
+the file's edit to the other lines, a path that is not leaves read_file's path free, and a tool
+whose own schema has such a choice (a user's tool may) is left out of the constrained reply.
 
 The other tools keep their own schemas. Nothing here names a task's file, word or value: the
 choices are read from the project and the session's file state.
@@ -48,7 +49,8 @@ def grounded_tools(tools: list[dict[str, Any]], ctx: ToolContext, avoid: set[str
                    unmoved: set[Path] | None = None) -> list[dict[str, Any]]:
     """``tools`` (OpenAI tool dicts) as a constrained reply may call them: narrowed as above, a tool
     in ``avoid`` left out (unless nothing would be left), no edit of a file in ``unmoved``."""
-    kept = [t for t in tools if _name(t) not in avoid] or tools
+    safe = [t for t in tools if _literal_choices(t.get("function", t).get("parameters"))]
+    kept = [t for t in safe if _name(t) not in avoid] or safe
     out: list[dict[str, Any]] = []
     for tool in kept:
         name = _name(tool)
@@ -64,6 +66,19 @@ def grounded_tools(tools: list[dict[str, Any]], ctx: ToolContext, avoid: set[str
 def _literal(value: str) -> bool:
     """Whether ``value`` is written in JSON as it is (no escape a grammar converter could get wrong)."""
     return json.dumps(value)[1:-1] == value
+
+
+def _literal_choices(schema: Any) -> bool:
+    """Whether every ``enum``/``const`` string in ``schema`` (a tool's parameters: a user's or a
+    plugin's tool may have any) is a value JSON writes as it is."""
+    if isinstance(schema, list):
+        return all(_literal_choices(s) for s in schema)
+    if not isinstance(schema, dict):
+        return True
+    choices = [*(schema.get("enum") or []), *([schema["const"]] if "const" in schema else [])]
+    if any(isinstance(c, str) and not _literal(c) for c in choices):
+        return False
+    return all(_literal_choices(v) for k, v in schema.items() if k not in ("enum", "const"))
 
 
 def _name(tool: dict[str, Any]) -> str:
